@@ -1,0 +1,174 @@
+package admin
+
+import (
+	"net/http"
+
+	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/httpd"
+	"github.com/murlog/murlog/i18n"
+	"github.com/murlog/murlog/setup"
+)
+
+// serverForm is step 1: where murlog keeps its files.
+func (h *Handler) serverForm(w http.ResponseWriter, r *http.Request) {
+	st := h.deps.State()
+	if st.Config.Exists {
+		http.Redirect(w, r, httpd.SetupSitePath, http.StatusSeeOther)
+		return
+	}
+	p := h.newPage(w, r, "setup.title")
+	p.Form = map[string]string{"data_dir": "./data", "media_path": "./media", "scheme": defaultScheme(r)}
+	h.render(w, r, http.StatusOK, "server", p)
+}
+
+func (h *Handler) serverSubmit(w http.ResponseWriter, r *http.Request) {
+	p := h.newPage(w, r, "setup.title")
+	if h.deps.State().Config.Exists {
+		p.Errors = []string{i18n.T(p.Lang, "setup.step1.already")}
+		h.render(w, r, http.StatusConflict, "server", p)
+		return
+	}
+	if !h.parseForm(w, r, p, "server") {
+		return
+	}
+	values := map[string]string{}
+	for _, k := range []string{"data_dir", "media_path", "web_dir", "scheme"} {
+		values[k] = r.PostForm.Get(k)
+	}
+	if err := h.deps.Configure(r.Context(), values); err != nil {
+		p.Form = values
+		status := h.formError(p, err)
+		if status == http.StatusConflict {
+			p.Errors = []string{i18n.T(p.Lang, "setup.step1.already")}
+		}
+		h.render(w, r, status, "server", p)
+		return
+	}
+	http.Redirect(w, r, httpd.SetupSitePath, http.StatusSeeOther)
+}
+
+// siteForm is step 2: domain, persona and password.
+func (h *Handler) siteForm(w http.ResponseWriter, r *http.Request) {
+	st := h.deps.State()
+	if !st.Config.Exists || st.Setup == nil {
+		http.Redirect(w, r, httpd.SetupServerPath, http.StatusSeeOther)
+		return
+	}
+	p := h.newPage(w, r, "setup.title")
+	if st.Complete {
+		h.renderDone(w, r, p)
+		return
+	}
+	p.Form = map[string]string{"domain": r.Host}
+	h.render(w, r, http.StatusOK, "site", p)
+}
+
+func (h *Handler) renderDone(w http.ResponseWriter, r *http.Request, p *page) {
+	p.Title = i18n.T(p.Lang, "setup.done.heading")
+	p.Message = i18n.T(p.Lang, "setup.done.body")
+	if ps, err := h.primaryHandle(r); err == nil {
+		p.Handle = ps
+	}
+	p.Next = i18n.T(p.Lang, "setup.done.next")
+	h.render(w, r, http.StatusOK, "done", p)
+}
+
+func (h *Handler) primaryHandle(r *http.Request) (string, error) {
+	st := h.deps.State()
+	if st.Setup == nil {
+		return "", murlog.NotFound("site")
+	}
+	return st.Setup.Handle(r.Context())
+}
+
+func (h *Handler) siteSubmit(w http.ResponseWriter, r *http.Request) {
+	st := h.deps.State()
+	if !st.Config.Exists || st.Setup == nil {
+		http.Redirect(w, r, httpd.SetupServerPath, http.StatusSeeOther)
+		return
+	}
+	p := h.newPage(w, r, "setup.title")
+	if st.Complete {
+		p.Errors = []string{i18n.T(p.Lang, "setup.already")}
+		h.render(w, r, http.StatusConflict, "done", p)
+		return
+	}
+	if !h.parseForm(w, r, p, "site") {
+		return
+	}
+	in := setup.Input{Domain: r.PostForm.Get("domain"), Username: r.PostForm.Get("username"),
+		DisplayName: r.PostForm.Get("display_name"), Password: r.PostForm.Get("password"),
+		PasswordConfirm: r.PostForm.Get("password_confirm")}
+	p.Form = formValues(r, "password", "password_confirm")
+	if errs := setup.Validate(&in); len(errs) > 0 {
+		for _, err := range errs {
+			h.formError(p, err)
+		}
+		h.render(w, r, http.StatusBadRequest, "site", p)
+		return
+	}
+	if _, err := st.Setup.Run(r.Context(), in); err != nil {
+		status := h.formError(p, err)
+		if err == setup.ErrDone {
+			p.Errors = []string{i18n.T(p.Lang, "setup.already")}
+			h.render(w, r, status, "done", p)
+			return
+		}
+		h.render(w, r, status, "site", p)
+		return
+	}
+	if err := h.deps.Completed(r.Context()); err != nil {
+		h.deps.Log.Error("rewiring after setup failed", "err", err)
+	}
+	http.Redirect(w, r, httpd.SetupSitePath, http.StatusSeeOther)
+}
+
+// formError puts err on the page, localised where the catalog has a
+// message for the field, and returns the status to answer with.
+func (h *Handler) formError(p *page, err error) int {
+	e := murlog.AsError(err)
+	if e.Code == murlog.EInternal {
+		h.deps.Log.Error("admin form failed", "err", err)
+	}
+	msg := murlog.ErrorMessage(err)
+	if key := fieldMessage(e); key != "" {
+		msg = i18n.T(p.Lang, key)
+	}
+	switch {
+	case e.Code == murlog.EInvalid && isDirField(e.Field):
+		p.FieldErrors[e.Field] = i18n.T(p.Lang, "error.dir") + " " + msg
+	case e.Code == murlog.EInvalid && e.Field != "":
+		p.FieldErrors[e.Field] = msg
+	default:
+		p.Errors = append(p.Errors, msg)
+	}
+	return httpd.Status(err)
+}
+
+func isDirField(f string) bool { return f == "data_dir" || f == "media_path" || f == "web_dir" }
+
+// fieldMessage picks a catalog message for common validation failures.
+func fieldMessage(e *murlog.Error) string {
+	if e.Code != murlog.EInvalid {
+		if e.Code == murlog.ERateLimited {
+			return "error.rate_limited"
+		}
+		return ""
+	}
+	if e.Message == "is required" {
+		return "error.required"
+	}
+	switch e.Field {
+	case "domain":
+		return "error.domain_format"
+	case "username":
+		return "error.username_format"
+	case "password":
+		return "error.password_short"
+	case "password_confirm":
+		return "error.password_mismatch"
+	case "secret":
+		return "reset.secret_wrong"
+	}
+	return ""
+}

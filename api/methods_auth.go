@@ -1,0 +1,85 @@
+package api
+
+import (
+	"context"
+	"time"
+
+	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/auth"
+)
+
+type loginParams struct {
+	Password string `json:"password"`
+	TOTPCode string `json:"totp_code"` // accepted now; checked once two-factor login exists
+}
+
+type changePasswordParams struct {
+	CurrentPassword string `json:"current_password"`
+	NewPassword     string `json:"new_password"`
+}
+
+type tokenView struct {
+	ID         string     `json:"id"`
+	Name       string     `json:"name"`
+	Prefix     string     `json:"prefix"`
+	Token      string     `json:"token,omitempty"` // only in tokens.create's answer
+	CreatedAt  time.Time  `json:"created_at"`
+	LastUsedAt *time.Time `json:"last_used_at"`
+}
+
+func (s *Server) registerAuth() {
+	register(s, "auth.login", public, true, func(ctx context.Context, p *loginParams) (any, error) {
+		c := auth.CallerFrom(ctx)
+		if p.Password == "" {
+			return nil, murlog.Invalid("password", "is required")
+		}
+		secret, sess, err := s.deps.Auth.Login(ctx, auth.LoginInput{Password: p.Password, TOTPCode: p.TOTPCode,
+			ClientKey: c.ClientKey, UserAgent: c.UserAgent})
+		if err != nil {
+			return nil, err
+		}
+		setCookie(ctx, s.deps.Cookies.Session(secret, sess.ExpiresAt))
+		// A new CSRF token on login, so a token planted before login is useless after.
+		setCookie(ctx, s.deps.Cookies.CSRF())
+		return map[string]any{"status": "ok", "expires_at": sess.ExpiresAt}, nil
+	})
+	register(s, "auth.logout", owner, true, func(ctx context.Context, _ *noParams) (any, error) {
+		c := auth.CallerFrom(ctx)
+		if c.Via == "session" {
+			if err := s.deps.Auth.Logout(ctx, c.SessionHash); err != nil {
+				return nil, err
+			}
+			setCookie(ctx, s.deps.Cookies.ClearSession())
+		}
+		return nil, nil
+	})
+	register(s, "auth.change_password", owner, true, func(ctx context.Context, p *changePasswordParams) (any, error) {
+		return nil, s.deps.Auth.ChangePassword(ctx, p.CurrentPassword, p.NewPassword, auth.CallerFrom(ctx).SessionHash)
+	})
+
+	register(s, "tokens.create", owner, true, func(ctx context.Context, p *struct {
+		Name string `json:"name"`
+	}) (any, error) {
+		secret, t, err := s.deps.Auth.CreateToken(ctx, p.Name)
+		if err != nil {
+			return nil, err
+		}
+		return &tokenView{ID: t.ID, Name: t.Name, Prefix: t.Prefix, Token: secret, CreatedAt: t.CreatedAt}, nil
+	})
+	register(s, "tokens.list", owner, false, func(ctx context.Context, _ *noParams) (any, error) {
+		ts, err := s.deps.Auth.ListTokens(ctx)
+		if err != nil {
+			return nil, err
+		}
+		views := make([]*tokenView, len(ts))
+		for i, t := range ts {
+			views[i] = &tokenView{ID: t.ID, Name: t.Name, Prefix: t.Prefix, CreatedAt: t.CreatedAt, LastUsedAt: t.LastUsedAt}
+		}
+		return newPage(views, ""), nil
+	})
+	register(s, "tokens.revoke", owner, true, func(ctx context.Context, p *struct {
+		ID string `json:"id"`
+	}) (any, error) {
+		return nil, s.deps.Auth.RevokeToken(ctx, p.ID)
+	})
+}

@@ -1,0 +1,122 @@
+package api
+
+import (
+	"context"
+
+	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/auth"
+	"github.com/murlog/murlog/post"
+)
+
+type postCreateParams struct {
+	PersonaID   string            `json:"persona_id"`
+	Kind        murlog.PostKind   `json:"kind"`
+	Title       string            `json:"title"`
+	Content     string            `json:"content"`
+	Summary     string            `json:"summary"`
+	Sensitive   bool              `json:"sensitive"`
+	Visibility  murlog.Visibility `json:"visibility"`
+	Language    string            `json:"language"`
+	PublishedAt Nullable[string]  `json:"published_at"`
+}
+
+type postUpdateParams struct {
+	ID          string             `json:"id"`
+	Title       *string            `json:"title"`
+	Content     *string            `json:"content"`
+	Summary     *string            `json:"summary"`
+	Sensitive   *bool              `json:"sensitive"`
+	Visibility  *murlog.Visibility `json:"visibility"`
+	Language    *string            `json:"language"`
+	PublishedAt Nullable[string]   `json:"published_at"`
+}
+
+type postListParams struct {
+	PersonaID string `json:"persona_id"`
+	Cursor    string `json:"cursor"`
+	Limit     int    `json:"limit"`
+}
+
+type idParams struct {
+	ID string `json:"id"`
+}
+
+// schedule turns the published_at parameter into a post.Schedule: omitted
+// is now, null is a draft, a time schedules (future) or back-dates (past).
+func schedule(n Nullable[string]) (post.Schedule, error) {
+	switch {
+	case !n.Set:
+		return post.Schedule{Mode: post.PublishNow}, nil
+	case n.Null:
+		return post.Schedule{Mode: post.PublishDraft}, nil
+	}
+	t, err := parseTime("published_at", n.Value)
+	if err != nil {
+		return post.Schedule{}, err
+	}
+	return post.Schedule{Mode: post.PublishAt, At: t}, nil
+}
+
+func audience(ctx context.Context) murlog.Audience {
+	if auth.CallerFrom(ctx).Owner {
+		return murlog.AudienceOwner
+	}
+	return murlog.AudiencePublic
+}
+
+func (s *Server) registerPosts() {
+	register(s, "posts.create", owner, true, func(ctx context.Context, p *postCreateParams) (any, error) {
+		sch, err := schedule(p.PublishedAt)
+		if err != nil {
+			return nil, err
+		}
+		created, err := s.deps.Posts.Create(ctx, post.CreateInput{PersonaID: p.PersonaID, Kind: p.Kind, Title: p.Title,
+			Content: p.Content, Summary: p.Summary, Sensitive: p.Sensitive, Visibility: p.Visibility,
+			Language: p.Language, PublishedAt: sch})
+		if err != nil {
+			return nil, err
+		}
+		return s.postView(ctx, created, true)
+	})
+	register(s, "posts.update", owner, true, func(ctx context.Context, p *postUpdateParams) (any, error) {
+		in := post.UpdateInput{ID: p.ID, Title: p.Title, Content: p.Content, Summary: p.Summary,
+			Sensitive: p.Sensitive, Visibility: p.Visibility, Language: p.Language}
+		if p.PublishedAt.Set {
+			sch, err := schedule(p.PublishedAt)
+			if err != nil {
+				return nil, err
+			}
+			in.PublishedAt = &sch
+		}
+		updated, err := s.deps.Posts.Update(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		return s.postView(ctx, updated, true)
+	})
+	register(s, "posts.delete", owner, true, func(ctx context.Context, p *idParams) (any, error) {
+		return nil, s.deps.Posts.Delete(ctx, p.ID)
+	})
+	register(s, "posts.get", public, false, func(ctx context.Context, p *idParams) (any, error) {
+		a := audience(ctx)
+		got, err := s.deps.Posts.Get(ctx, p.ID, a)
+		if err != nil {
+			return nil, err
+		}
+		return s.postView(ctx, got, a == murlog.AudienceOwner)
+	})
+	register(s, "posts.list", public, false, func(ctx context.Context, p *postListParams) (any, error) {
+		a := audience(ctx)
+		ps, next, err := s.deps.Posts.List(ctx, post.ListInput{PersonaID: p.PersonaID, Cursor: p.Cursor, Limit: p.Limit, Audience: a})
+		if err != nil {
+			return nil, err
+		}
+		views := make([]*postView, len(ps))
+		for i, x := range ps {
+			if views[i], err = s.postView(ctx, x, a == murlog.AudienceOwner); err != nil {
+				return nil, err
+			}
+		}
+		return newPage(views, next), nil
+	})
+}

@@ -1,0 +1,266 @@
+// Package api is murlog's JSON-RPC 2.0 endpoint, POST /api/mur/v1/rpc: the
+// owner's SPA and scripts use it for everything. This file is the protocol
+// (batches, notifications, error objects, limits); the methods are
+// registered in the methods_*.go files next to the views they return.
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+
+	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/auth"
+	"github.com/murlog/murlog/httpd"
+)
+
+// Limits of the endpoint.
+const (
+	MaxBody  = 1 << 20 // bytes per HTTP request; an article of 100,000 characters fits
+	MaxBatch = 100     // calls per batch
+)
+
+// access says who may call a method.
+type access int
+
+const (
+	public access = iota // anyone; the owner may see more
+	owner                // the logged-in owner or a bearer token
+)
+
+// method is one registered RPC method.
+type method struct {
+	access access
+	// mutating methods change state: called with a session cookie (or
+	// anonymously, like auth.login) they need the CSRF header.
+	mutating bool
+	call     func(ctx context.Context, params json.RawMessage) (any, error)
+}
+
+// Server is the JSON-RPC handler.
+type Server struct {
+	methods map[string]*method
+	log     *slog.Logger
+	deps    Deps
+	names   usernameCache
+}
+
+// request is a JSON-RPC request object as received.
+type request struct {
+	JSONRPC string          `json:"jsonrpc"`
+	Method  *string         `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	ID      json.RawMessage `json:"id"`
+}
+
+// response is a JSON-RPC response object.
+type response struct {
+	JSONRPC string          `json:"jsonrpc"`
+	Result  any             `json:"result,omitempty"`
+	Error   *httpd.RPCError `json:"error,omitempty"`
+	ID      json.RawMessage `json:"id"`
+	status  int             // HTTP status when this is the only response
+	err     error
+}
+
+var nullID = json.RawMessage("null")
+
+// callState collects what method calls want to add to the HTTP response.
+type callState struct {
+	cookies []*http.Cookie
+}
+
+type stateKey struct{}
+
+func setCookie(ctx context.Context, c *http.Cookie) {
+	if st, ok := ctx.Value(stateKey{}).(*callState); ok {
+		st.cookies = append(st.cookies, c)
+	}
+}
+
+// ServeHTTP handles one HTTP request carrying a single call or a batch.
+// A single call's error also sets the HTTP status (401, 404, 429 …) so
+// plain HTTP clients see it; a batch always answers 200 with one response
+// per call, and a request of notifications only answers 204.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", "POST")
+		s.writeProtocolError(w, http.StatusMethodNotAllowed, httpd.RPCInvalidRequest, "use POST with a JSON-RPC 2.0 body", murlog.EInvalid)
+		return
+	}
+	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct != "application/json" {
+		s.writeProtocolError(w, http.StatusUnsupportedMediaType, httpd.RPCInvalidRequest, "Content-Type must be application/json", murlog.EInvalid)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			s.writeProtocolError(w, http.StatusRequestEntityTooLarge, httpd.RPCInvalidRequest,
+				fmt.Sprintf("request body exceeds %d bytes", MaxBody), murlog.EInvalid)
+			return
+		}
+		s.writeProtocolError(w, http.StatusBadRequest, httpd.RPCParseError, "could not read request body", murlog.EInvalid)
+		return
+	}
+	body = bytes.TrimSpace(body)
+	st := &callState{}
+	ctx := context.WithValue(r.Context(), stateKey{}, st)
+
+	var out any
+	status := http.StatusOK
+	var single *response
+	switch {
+	case len(body) == 0 || !json.Valid(body):
+		single = protocolError(nullID, httpd.RPCParseError, "parse error: body is not valid JSON")
+	case body[0] == '[':
+		var raw []json.RawMessage
+		if err := json.Unmarshal(body, &raw); err != nil {
+			single = protocolError(nullID, httpd.RPCParseError, "parse error: "+err.Error())
+			break
+		}
+		if len(raw) == 0 {
+			single = protocolError(nullID, httpd.RPCInvalidRequest, "empty batch")
+			break
+		}
+		if len(raw) > MaxBatch {
+			single = protocolError(nullID, httpd.RPCInvalidRequest, fmt.Sprintf("batch of %d calls exceeds the limit of %d", len(raw), MaxBatch))
+			break
+		}
+		var batch []*response
+		for _, m := range raw {
+			if resp := s.handle(ctx, r, m); resp != nil {
+				batch = append(batch, resp)
+			}
+		}
+		if len(batch) > 0 {
+			out = batch
+		}
+	default:
+		single = s.handle(ctx, r, body)
+	}
+	if single != nil {
+		out = single
+		status = single.status
+		if single.err != nil {
+			httpd.SetRetryAfter(w, single.err)
+		}
+	}
+	for _, c := range st.cookies {
+		http.SetCookie(w, c)
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	if out == nil {
+		w.WriteHeader(http.StatusNoContent) // notifications only
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(out)
+}
+
+// handle runs one request object. It returns nil for a notification.
+func (s *Server) handle(ctx context.Context, r *http.Request, raw json.RawMessage) *response {
+	var req request
+	if err := json.Unmarshal(raw, &req); err != nil {
+		return protocolError(nullID, httpd.RPCInvalidRequest, "invalid request: not a JSON-RPC request object")
+	}
+	id := req.ID
+	notification := id == nil
+	if !notification && !validID(id) {
+		return protocolError(nullID, httpd.RPCInvalidRequest, "invalid request: id must be a string, number or null")
+	}
+	if id == nil {
+		id = nullID
+	}
+	if req.JSONRPC != "2.0" {
+		return protocolError(id, httpd.RPCInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`)
+	}
+	if req.Method == nil || *req.Method == "" {
+		return protocolError(id, httpd.RPCInvalidRequest, `invalid request: "method" must be a non-empty string`)
+	}
+	if p := bytes.TrimSpace(req.Params); len(p) > 0 && p[0] != '{' && !bytes.Equal(p, nullID) {
+		resp := protocolError(id, httpd.RPCInvalidParams, "invalid params: params must be an object")
+		return keep(resp, notification)
+	}
+	m, ok := s.methods[*req.Method]
+	if !ok {
+		resp := protocolError(id, httpd.RPCMethodNotFound, fmt.Sprintf("method not found: %q", *req.Method))
+		resp.Error.Data.Code = murlog.ENotFound
+		resp.status = http.StatusNotFound
+		return keep(resp, notification)
+	}
+	result, err := s.call(ctx, m, req.Params)
+	if err != nil {
+		httpd.LogError(s.log, r, err)
+		e := httpd.RPCErrorOf(err)
+		return keep(&response{JSONRPC: "2.0", Error: &e, ID: id, status: httpd.Status(err), err: err}, notification)
+	}
+	return keep(&response{JSONRPC: "2.0", Result: result, ID: id, status: http.StatusOK}, notification)
+}
+
+func keep(r *response, notification bool) *response {
+	if notification {
+		return nil
+	}
+	return r
+}
+
+// call checks access and CSRF, then runs the method.
+func (s *Server) call(ctx context.Context, m *method, params json.RawMessage) (any, error) {
+	c := auth.CallerFrom(ctx)
+	if c.Presented == "token" && c.AuthErr != nil {
+		return nil, c.AuthErr // a bad bearer token fails every call, so scripts notice
+	}
+	if m.access == owner && !c.Owner {
+		if c.AuthErr != nil {
+			return nil, c.AuthErr
+		}
+		return nil, murlog.Errorf(murlog.EUnauthorized, "log in or send an API token (Authorization: Bearer …)")
+	}
+	if m.mutating && c.Via != "token" && !c.CSRFOK {
+		return nil, murlog.Errorf(murlog.EForbidden, "missing or invalid CSRF token: send the csrf_token cookie's value in the X-CSRF-Token header")
+	}
+	result, err := m.call(ctx, params)
+	if err != nil {
+		return nil, err
+	}
+	if result == nil {
+		return ok, nil
+	}
+	return result, nil
+}
+
+// ok is the result of methods that return nothing else.
+var ok = map[string]string{"status": "ok"}
+
+func validID(id json.RawMessage) bool {
+	switch id[0] {
+	case '"', 'n':
+		return true
+	case '{', '[', 't', 'f':
+		return false
+	}
+	return true // a number
+}
+
+func protocolError(id json.RawMessage, code int, msg string) *response {
+	return &response{JSONRPC: "2.0", ID: id, status: http.StatusBadRequest,
+		Error: &httpd.RPCError{Code: code, Message: msg, Data: &httpd.RPCErrorData{Code: murlog.EInvalid}}}
+}
+
+func (s *Server) writeProtocolError(w http.ResponseWriter, status, code int, msg string, c murlog.Code) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(&response{JSONRPC: "2.0", ID: nullID,
+		Error: &httpd.RPCError{Code: code, Message: msg, Data: &httpd.RPCErrorData{Code: c}}})
+}

@@ -1,0 +1,43 @@
+package api
+
+import (
+	"log/slog"
+
+	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/auth"
+	"github.com/murlog/murlog/httpd"
+	"github.com/murlog/murlog/persona"
+	"github.com/murlog/murlog/post"
+	"github.com/murlog/murlog/settings"
+)
+
+// Deps are the services the API exposes.
+type Deps struct {
+	Site     murlog.Site
+	Cookies  httpd.Cookies
+	Auth     *auth.Service
+	Personas *persona.Service
+	Posts    *post.Service
+	Settings *settings.Service
+}
+
+// New returns the JSON-RPC server with every method registered. Method
+// names follow murlog's published namespaces (auth.*, tokens.*, personas.*,
+// posts.*, site.*), so existing scripts keep working.
+func New(d Deps, log *slog.Logger) *Server {
+	s := &Server{methods: map[string]*method{}, log: log, deps: d}
+	s.registerAuth()
+	s.registerPersonas()
+	s.registerPosts()
+	s.registerSite()
+	return s
+}
+
+// Methods lists the registered method names (for docs and tests).
+func (s *Server) Methods() []string {
+	out := make([]string, 0, len(s.methods))
+	for n := range s.methods {
+		out = append(out, n)
+	}
+	return out
+}

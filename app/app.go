@@ -1,0 +1,251 @@
+// Package app is the composition root: it reads the config, opens the
+// store, wires the services and builds the one http.Handler that serve
+// mode, CGI mode and the tests all drive. It is the only package that names
+// an adapter.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/admin"
+	"github.com/murlog/murlog/api"
+	"github.com/murlog/murlog/auth"
+	"github.com/murlog/murlog/config"
+	"github.com/murlog/murlog/httpd"
+	"github.com/murlog/murlog/persona"
+	"github.com/murlog/murlog/post"
+	"github.com/murlog/murlog/settings"
+	"github.com/murlog/murlog/setup"
+	"github.com/murlog/murlog/store"
+	"github.com/murlog/murlog/store/sqlite"
+)
+
+// Options configure an App. The zero value of each field has a default.
+type Options struct {
+	// ConfigPath is the murlog.ini path (see config.Locate).
+	ConfigPath string
+	// Getenv reads MURLOG_* overrides; os.Getenv when nil. Tests pass a
+	// map so two apps can run side by side in one process.
+	Getenv func(string) string
+	// Logger receives JSON log lines; JSON on stderr when nil.
+	Logger *slog.Logger
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// KeyPair makes persona key pairs; RSA-2048 when nil.
+	KeyPair func() (pub, priv string, err error)
+}
+
+// App is a running murlog instance.
+type App struct {
+	opts    Options
+	log     *slog.Logger
+	admin   *admin.Handler
+	handler http.Handler
+
+	mu  sync.Mutex                    // serialises configure and rewire
+	cfg atomic.Pointer[config.Config] // the current startup config (defaults before step 1)
+	rt  atomic.Pointer[runtime]       // nil until murlog.ini exists and the DB is open
+}
+
+// runtime is everything that exists once the database is open.
+type runtime struct {
+	cfg      *config.Config
+	db       *sqlite.DB
+	site     murlog.Site
+	complete atomic.Bool
+	auth     *auth.Service
+	setup    *setup.Service
+	api      http.Handler
+}
+
+// New loads the config and, when murlog.ini exists, opens the database.
+// A missing ini is not an error: the app then serves the setup wizard.
+func New(ctx context.Context, o Options) (*App, error) {
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.KeyPair == nil {
+		o.KeyPair = persona.NewKeyPair
+	}
+	a := &App{opts: o, log: o.Logger}
+	cfg, err := config.Load(o.ConfigPath, o.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	a.cfg.Store(cfg)
+	if cfg.Exists {
+		rt, err := a.open(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		a.rt.Store(rt)
+	}
+	a.admin = admin.New(admin.Deps{Log: a.log, State: a.adminState, Configure: a.configure, Completed: a.completed})
+	a.handler = a.routes()
+	return a, nil
+}
+
+// Config returns the current startup configuration.
+func (a *App) Config() *config.Config { return a.cfg.Load() }
+
+// Store returns the open store, nil before setup step 1.
+func (a *App) Store() store.Store {
+	if rt := a.rt.Load(); rt != nil {
+		return rt.db
+	}
+	return nil
+}
+
+// ServeHTTP serves every request murlog answers.
+func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.handler.ServeHTTP(w, r) }
+
+// Close closes the database.
+func (a *App) Close() error {
+	if rt := a.rt.Load(); rt != nil {
+		return rt.db.Close()
+	}
+	return nil
+}
+
+// open checks the data directory and opens (and migrates) the database.
+func (a *App) open(ctx context.Context, cfg *config.Config) (*runtime, error) {
+	st, err := os.Stat(cfg.DataDir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("data_dir %s does not exist: create it or fix data_dir in %s", cfg.DataDir, cfg.Path)
+	case err != nil:
+		return nil, fmt.Errorf("data_dir %s: %w", cfg.DataDir, err)
+	case !st.IsDir():
+		return nil, fmt.Errorf("data_dir %s is not a directory (set in %s)", cfg.DataDir, cfg.Path)
+	}
+	// SQLite must create -wal and -shm beside the database even to read
+	// it, so an unwritable directory would fail later and less clearly.
+	if err := unix.Access(cfg.DataDir, unix.W_OK|unix.X_OK); err != nil {
+		return nil, fmt.Errorf("data_dir %s is not writable by user id %d: %w (under CGI it must belong to the user Apache runs murlog as)", cfg.DataDir, os.Geteuid(), err)
+	}
+	db, err := sqlite.Open(ctx, cfg.DBPath(), sqlite.Options{Now: a.opts.Now, Logger: a.log})
+	if err != nil {
+		return nil, err
+	}
+	rt, err := a.wire(ctx, cfg, db)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return rt, nil
+}
+
+// wire builds the services over an open database. It runs again after
+// setup completes, because the domain is known only then.
+func (a *App) wire(ctx context.Context, cfg *config.Config, db *sqlite.DB) (*runtime, error) {
+	var vals map[string]string
+	if err := db.View(ctx, func(tx store.Tx) error {
+		var err error
+		vals, err = tx.Settings().GetMany(murlog.SettingDomain, murlog.SettingSetupComplete)
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("read site settings: %w", err)
+	}
+	rt := &runtime{cfg: cfg, db: db, site: murlog.Site{Scheme: cfg.Scheme, Domain: vals[murlog.SettingDomain]}}
+	rt.complete.Store(vals[murlog.SettingSetupComplete] == "1")
+	rt.auth = auth.New(db)
+	rt.setup = setup.New(db)
+	rt.setup.KeyPair = a.opts.KeyPair
+	cookies := httpd.Cookies{Secure: cfg.Scheme == "https"}
+	rpc := api.New(api.Deps{Site: rt.site, Cookies: cookies, Auth: rt.auth, Personas: persona.New(db),
+		Posts: post.New(db, rt.site), Settings: settings.New(db)}, a.log)
+	rt.api = httpd.Authenticate(rt.auth, cookies, cfg.TrustedProxy, rpc)
+	return rt, nil
+}
+
+// phase tells the setup guard how far setup has come. Before completion
+// it asks the database each time (another process may have finished it);
+// after, the answer is cached for the life of the runtime.
+func (a *App) phase(r *http.Request) httpd.Phase {
+	rt := a.rt.Load()
+	if rt == nil {
+		return httpd.PhaseNoConfig
+	}
+	if rt.complete.Load() {
+		return httpd.PhaseReady
+	}
+	if done, err := rt.setup.Complete(r.Context()); err == nil && done {
+		if err := a.completed(r.Context()); err == nil {
+			return httpd.PhaseReady
+		}
+	}
+	return httpd.PhaseNoSite
+}
+
+func (a *App) adminState() admin.State {
+	cfg := a.cfg.Load()
+	st := admin.State{Config: cfg, Cookies: httpd.Cookies{Secure: cfg.Scheme == "https"}}
+	if rt := a.rt.Load(); rt != nil {
+		st.Setup, st.Auth, st.Complete = rt.setup, rt.auth, rt.complete.Load()
+	}
+	return st
+}
+
+// completed rewires the runtime once setup step 2 has committed.
+func (a *App) completed(ctx context.Context) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	old := a.rt.Load()
+	if old == nil || old.complete.Load() {
+		return nil
+	}
+	rt, err := a.wire(ctx, old.cfg, old.db)
+	if err != nil {
+		return err
+	}
+	a.rt.Store(rt)
+	return nil
+}
+
+func (a *App) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/admin/", a.admin)
+	mux.HandleFunc(httpd.RPCPath, func(w http.ResponseWriter, r *http.Request) {
+		a.rt.Load().api.ServeHTTP(w, r)
+	})
+	mux.HandleFunc("GET /healthz", a.health)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		httpd.WriteError(w, r, a.log, murlog.NotFound("page"))
+	})
+	return httpd.Log(a.log, httpd.Guard(a.phase, mux))
+}
+
+// health answers 200 when the database answers, for load balancers and
+// uptime checks; 503 before setup step 1.
+func (a *App) health(w http.ResponseWriter, r *http.Request) {
+	rt := a.rt.Load()
+	if rt == nil {
+		httpd.WriteError(w, r, a.log, murlog.Errorf(murlog.EUnavailable, "not configured"))
+		return
+	}
+	if _, err := rt.db.SchemaVersion(r.Context()); err != nil {
+		httpd.WriteError(w, r, a.log, murlog.Errorf(murlog.EUnavailable, "database unavailable"))
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write([]byte("ok\n"))
+}

@@ -1,0 +1,199 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	stdcgi "net/http/cgi"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/auth"
+	"github.com/murlog/murlog/cgi"
+	"github.com/murlog/murlog/config"
+	"github.com/murlog/murlog/store"
+)
+
+// NewLogger returns the JSON logger for level ("debug", "info", …).
+func NewLogger(w io.Writer, level string) *slog.Logger {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		l = slog.LevelInfo
+	}
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
+}
+
+// ShutdownTimeout bounds how long serve waits for in-flight requests.
+const ShutdownTimeout = 30 * time.Second
+
+// Serve runs the resident HTTP server on addr until ctx is cancelled
+// (SIGTERM/SIGINT in cmd/murlog), then stops accepting and lets in-flight
+// requests finish within ShutdownTimeout. ready, when not nil, receives the
+// bound address once listening.
+func Serve(ctx context.Context, a *App, addr string, ready func(net.Addr)) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	srv := &http.Server{
+		Handler:           a,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      120 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(a.log.Handler(), slog.LevelWarn),
+	}
+	a.log.Info("murlog serving", "addr", ln.Addr().String(), "version", murlog.Version, "config", a.Config().Path, "configured", a.Config().Exists)
+	if ready != nil {
+		ready(ln.Addr())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	a.log.Info("shutting down: finishing in-flight requests", "timeout", ShutdownTimeout.String())
+	sctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	a.log.Info("stopped")
+	return nil
+}
+
+// RunCGI answers the one request Apache handed over, through the same
+// handler as serve. It first makes sure the .htaccess beside the entry point
+// protects murlog's files and routes requests here.
+func RunCGI(ctx context.Context, o Options) error {
+	cgi.FixEnv()
+	script := os.Getenv("SCRIPT_NAME")
+	a, err := New(ctx, o)
+	if err != nil {
+		// Answer something readable; the detail goes to Apache's error log.
+		o.Logger.Error("murlog cannot start", "err", err)
+		return stdcgi.Serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "murlog cannot start; see the server error log", http.StatusInternalServerError)
+		}))
+	}
+	defer a.Close()
+	if dir := entryDir(); dir != "" {
+		h := cgi.Htaccess{Script: filepath.Base(scriptFile()), Base: cgi.BaseOf(script)}
+		if a.Config().Exists {
+			h.DataDir = cgi.DataDirRel(dir, a.Config().DataDir)
+		}
+		if wrote, err := cgi.Ensure(dir, h); err != nil {
+			a.log.Warn("cannot write .htaccess; murlog's files may be reachable from the web", "dir", dir, "err", err)
+		} else if wrote {
+			a.log.Info(".htaccess updated", "dir", dir)
+		}
+	}
+	return stdcgi.Serve(cgi.StripScript(script, a))
+}
+
+// scriptFile is the CGI entry point on disk: SCRIPT_FILENAME, else this
+// executable.
+func scriptFile() string {
+	if f := os.Getenv("SCRIPT_FILENAME"); f != "" {
+		return f
+	}
+	exe, _ := os.Executable()
+	return exe
+}
+
+func entryDir() string {
+	f := scriptFile()
+	if f == "" {
+		return ""
+	}
+	return filepath.Dir(f)
+}
+
+// Reset writes a one-time password reset file beside murlog.ini and
+// returns the URL to open, for `murlog reset`.
+//
+// Run as another user than the one owning data_dir (typically root on a
+// shared host), it does not open the database: SQLite would create -wal and
+// -shm files the CGI user cannot write. The URL then names the path only,
+// and the reset file is handed to the ini's owner so the site can read it.
+func Reset(ctx context.Context, o Options) (url, file string, err error) {
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	cfg, err := config.Load(o.ConfigPath, o.Getenv)
+	if err != nil {
+		return "", "", err
+	}
+	if !cfg.Exists {
+		return "", "", fmt.Errorf("no %s at %s: murlog is not set up yet, so there is no password to reset", config.FileName, cfg.Path)
+	}
+	url = cfg.Scheme + "://<your domain>/admin/reset"
+	if sameOwner(cfg.DataDir) {
+		a, err := New(ctx, o)
+		if err != nil {
+			return "", "", err
+		}
+		defer a.Close()
+		var domain string
+		err = a.Store().View(ctx, func(tx store.Tx) error {
+			domain, err = tx.Settings().Get(murlog.SettingDomain)
+			return err
+		})
+		if murlog.ErrorCode(err) == murlog.ENotFound {
+			return "", "", errors.New("setup is not complete: finish it in the browser instead")
+		}
+		if err != nil {
+			return "", "", err
+		}
+		url = murlog.Site{Scheme: cfg.Scheme, Domain: domain}.Base() + "/admin/reset"
+	}
+	if _, err := auth.WriteResetFile(cfg.ResetPath(), o.Now()); err != nil {
+		return "", "", fmt.Errorf("write %s: %w", cfg.ResetPath(), err)
+	}
+	if err := giveTo(cfg.ResetPath(), cfg.Path); err != nil {
+		return "", "", fmt.Errorf("hand %s to the owner of %s: %w", cfg.ResetPath(), cfg.Path, err)
+	}
+	return url, cfg.ResetPath(), nil
+}
+
+// sameOwner reports whether this process runs as the owner of path.
+func sameOwner(path string) bool {
+	st, err := os.Stat(path)
+	if err != nil {
+		return true // let the normal open report the problem
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	return !ok || int(sys.Uid) == os.Geteuid()
+}
+
+// giveTo chowns file to the owner of ref when running as root.
+func giveTo(file, ref string) error {
+	if os.Geteuid() != 0 {
+		return nil
+	}
+	st, err := os.Stat(ref)
+	if err != nil {
+		return err
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !ok {
+		return nil
+	}
+	return os.Chown(file, int(sys.Uid), int(sys.Gid))
+}

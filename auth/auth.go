@@ -1,0 +1,320 @@
+// Package auth authenticates the owner: password login with a database-held
+// rate limit (so it also holds across CGI processes), browser sessions,
+// bearer API tokens for scripts, and the file-based password reset.
+package auth
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/store"
+)
+
+// Policy values. They are fields of Service so tests can shorten them.
+const (
+	DefaultSessionTTL   = 14 * 24 * time.Hour
+	DefaultMaxFailures  = 5
+	DefaultLockout      = 5 * time.Minute
+	DefaultFailureReset = 15 * time.Minute // failures older than this are forgotten
+	touchEvery          = time.Hour        // how stale last_seen_at may get before a write
+	MaxTokenName        = 100
+)
+
+// Service is the owner-authentication service.
+type Service struct {
+	store        store.Store
+	SessionTTL   time.Duration
+	MaxFailures  int
+	Lockout      time.Duration
+	FailureReset time.Duration
+}
+
+// New returns a Service with the default policy.
+func New(st store.Store) *Service {
+	return &Service{store: st, SessionTTL: DefaultSessionTTL, MaxFailures: DefaultMaxFailures,
+		Lockout: DefaultLockout, FailureReset: DefaultFailureReset}
+}
+
+// Caller is who is making a request, as resolved by the HTTP edge.
+type Caller struct {
+	Owner       bool
+	Via         string // "session", "token" or "" for anonymous
+	Presented   string // the credential sent, valid or not: "session", "token" or ""
+	SessionHash string
+	TokenID     string
+	// CSRFOK is set when the request proved it came from our own pages:
+	// the double-submit cookie matched the X-CSRF-Token header.
+	CSRFOK bool
+	// AuthErr is why presented credentials were refused (expired session,
+	// revoked token); the caller is then anonymous.
+	AuthErr error
+	// ClientKey is the rate-limit key of the client address.
+	ClientKey string
+	UserAgent string
+}
+
+type callerKey struct{}
+
+// WithCaller returns ctx carrying c.
+func WithCaller(ctx context.Context, c *Caller) context.Context {
+	return context.WithValue(ctx, callerKey{}, c)
+}
+
+// CallerFrom returns the caller in ctx, or an anonymous one.
+func CallerFrom(ctx context.Context) *Caller {
+	if c, ok := ctx.Value(callerKey{}).(*Caller); ok {
+		return c
+	}
+	return &Caller{}
+}
+
+// LoginInput is one login attempt.
+type LoginInput struct {
+	Password  string
+	TOTPCode  string // reserved for two-factor login; ignored until TOTP is enabled
+	ClientKey string // rate-limit key: the client's address
+	UserAgent string
+}
+
+// Login checks the password and starts a session. It returns the session
+// secret for the cookie. Every attempt counts against ClientKey before the
+// password is checked, so parallel guesses cannot slip past the limit; a
+// success clears the count.
+func (s *Service) Login(ctx context.Context, in LoginInput) (string, *murlog.Session, error) {
+	var hash string
+	err := s.store.Update(ctx, func(tx store.Tx) error {
+		if err := s.countAttempt(tx, in.ClientKey); err != nil {
+			return err
+		}
+		h, err := tx.Settings().Get(murlog.SettingPasswordHash)
+		if murlog.ErrorCode(err) == murlog.ENotFound {
+			return murlog.Errorf(murlog.EUnavailable, "no password is set; finish setup first")
+		}
+		hash = h
+		return err
+	})
+	if err != nil {
+		return "", nil, err
+	}
+	ok, err := CheckPassword(hash, in.Password)
+	if err != nil {
+		return "", nil, murlog.Internal(err)
+	}
+	if !ok {
+		return "", nil, murlog.Errorf(murlog.EUnauthorized, "wrong password")
+	}
+	secret := newSecret()
+	var sess *murlog.Session
+	err = s.store.Update(ctx, func(tx store.Tx) error {
+		if err := tx.LoginAttempts().Delete(in.ClientKey); err != nil {
+			return err
+		}
+		now := tx.Now()
+		sess = &murlog.Session{TokenHash: HashToken(secret), CreatedAt: now, LastSeenAt: now,
+			ExpiresAt: now.Add(s.SessionTTL), UserAgent: truncate(in.UserAgent, 256)}
+		if _, err := tx.Sessions().DeleteExpired(now); err != nil {
+			return err
+		}
+		return tx.Sessions().Create(sess)
+	})
+	if err != nil {
+		return "", nil, err
+	}
+	return secret, sess, nil
+}
+
+// countAttempt records one attempt for key and refuses it while locked.
+func (s *Service) countAttempt(tx store.Tx, key string) error {
+	now := tx.Now()
+	a, err := tx.LoginAttempts().Get(key)
+	if err != nil {
+		return err
+	}
+	if now.Before(a.LockedUntil) {
+		return &murlog.Error{Code: murlog.ERateLimited, RetryAfter: a.LockedUntil.Sub(now),
+			Message: "too many failed logins from this address; try again later"}
+	}
+	if now.Sub(a.LastFailure) > s.FailureReset {
+		a.Failures = 0
+	}
+	a.Failures++
+	a.LastFailure = now
+	if a.Failures >= s.MaxFailures {
+		a.Failures = 0
+		a.LockedUntil = now.Add(s.Lockout)
+	}
+	return tx.LoginAttempts().Put(a)
+}
+
+// RetryAfter reports whether key is locked out and for how long.
+func (s *Service) RetryAfter(ctx context.Context, key string) (time.Duration, error) {
+	var d time.Duration
+	err := s.store.View(ctx, func(tx store.Tx) error {
+		a, err := tx.LoginAttempts().Get(key)
+		if err != nil {
+			return err
+		}
+		if tx.Now().Before(a.LockedUntil) {
+			d = a.LockedUntil.Sub(tx.Now())
+		}
+		return nil
+	})
+	return d, err
+}
+
+// Logout ends the session with the given hash.
+func (s *Service) Logout(ctx context.Context, sessionHash string) error {
+	return s.store.Update(ctx, func(tx store.Tx) error {
+		return tx.Sessions().Delete(sessionHash)
+	})
+}
+
+// Session returns the live session for a cookie secret. The second result
+// is true when the session was renewed (its expiry slid forward) and the
+// cookie should be sent again. Renewal writes at most once an hour, so a
+// busy owner does not turn every read into a write.
+func (s *Service) Session(ctx context.Context, secret string) (*murlog.Session, bool, error) {
+	if secret == "" {
+		return nil, false, murlog.Errorf(murlog.EUnauthorized, "not logged in")
+	}
+	hash := HashToken(secret)
+	var sess *murlog.Session
+	var stale bool
+	err := s.store.View(ctx, func(tx store.Tx) error {
+		var err error
+		sess, err = tx.Sessions().Get(hash)
+		if murlog.ErrorCode(err) == murlog.ENotFound {
+			return murlog.Errorf(murlog.EUnauthorized, "session expired or logged out; log in again")
+		}
+		if err != nil {
+			return err
+		}
+		if !tx.Now().Before(sess.ExpiresAt) {
+			return murlog.Errorf(murlog.EUnauthorized, "session expired; log in again")
+		}
+		stale = tx.Now().Sub(sess.LastSeenAt) > touchEvery
+		return nil
+	})
+	if err != nil || !stale {
+		return sess, false, err
+	}
+	err = s.store.Update(ctx, func(tx store.Tx) error {
+		sess.LastSeenAt = tx.Now()
+		sess.ExpiresAt = tx.Now().Add(s.SessionTTL)
+		return tx.Sessions().Touch(hash, sess.LastSeenAt, sess.ExpiresAt)
+	})
+	return sess, err == nil, err
+}
+
+// Token returns the API token for a bearer secret.
+func (s *Service) Token(ctx context.Context, secret string) (*murlog.APIToken, error) {
+	if !strings.HasPrefix(secret, tokenPrefix) {
+		return nil, murlog.Errorf(murlog.EUnauthorized, "invalid API token")
+	}
+	hash := HashToken(secret)
+	var tok *murlog.APIToken
+	var stale bool
+	err := s.store.View(ctx, func(tx store.Tx) error {
+		var err error
+		tok, err = tx.Tokens().GetByHash(hash)
+		if murlog.ErrorCode(err) == murlog.ENotFound {
+			return murlog.Errorf(murlog.EUnauthorized, "invalid or revoked API token")
+		}
+		stale = err == nil && (tok.LastUsedAt == nil || tx.Now().Sub(*tok.LastUsedAt) > touchEvery)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if stale {
+		// Best effort: a busy database must not fail an otherwise valid call.
+		_ = s.store.Update(ctx, func(tx store.Tx) error { return tx.Tokens().Touch(tok.ID, tx.Now()) })
+	}
+	return tok, nil
+}
+
+// ChangePassword verifies the current password, stores the new one and ends
+// every other session (a changed password should lock out whoever else
+// had it). keepSession is the caller's own session hash, "" for none.
+func (s *Service) ChangePassword(ctx context.Context, current, next, keepSession string) error {
+	if err := ValidatePassword("new_password", next); err != nil {
+		return err
+	}
+	var hash string
+	if err := s.store.View(ctx, func(tx store.Tx) error {
+		var err error
+		hash, err = tx.Settings().Get(murlog.SettingPasswordHash)
+		return err
+	}); err != nil {
+		return err
+	}
+	ok, err := CheckPassword(hash, current)
+	if err != nil {
+		return murlog.Internal(err)
+	}
+	if !ok {
+		return murlog.Invalid("current_password", "does not match")
+	}
+	newHash, err := HashPassword(next)
+	if err != nil {
+		return murlog.Internal(err)
+	}
+	return s.store.Update(ctx, func(tx store.Tx) error {
+		if err := tx.Settings().Set(murlog.SettingPasswordHash, newHash); err != nil {
+			return err
+		}
+		if err := tx.Settings().Set(murlog.SettingPasswordChangedAt, tx.Now().Format(time.RFC3339Nano)); err != nil {
+			return err
+		}
+		return tx.Sessions().DeleteAllExcept(keepSession)
+	})
+}
+
+// CreateToken makes a bearer token and returns its secret, shown only once.
+func (s *Service) CreateToken(ctx context.Context, name string) (string, *murlog.APIToken, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return "", nil, murlog.Invalid("name", "is required")
+	}
+	if len([]rune(name)) > MaxTokenName {
+		return "", nil, murlog.Invalid("name", "must be at most %d characters", MaxTokenName)
+	}
+	secret := tokenPrefix + newSecret()
+	tok := &murlog.APIToken{ID: murlog.NewID(), Name: name, TokenHash: HashToken(secret), Prefix: secret[:len(tokenPrefix)+6]}
+	err := s.store.Update(ctx, func(tx store.Tx) error {
+		tok.CreatedAt = tx.Now()
+		return tx.Tokens().Create(tok)
+	})
+	if err != nil {
+		return "", nil, err
+	}
+	return secret, tok, nil
+}
+
+// ListTokens returns every API token, newest first.
+func (s *Service) ListTokens(ctx context.Context) ([]*murlog.APIToken, error) {
+	var out []*murlog.APIToken
+	err := s.store.View(ctx, func(tx store.Tx) error {
+		var err error
+		out, err = tx.Tokens().List()
+		return err
+	})
+	return out, err
+}
+
+// RevokeToken deletes an API token; later calls with it are unauthorized.
+func (s *Service) RevokeToken(ctx context.Context, id string) error {
+	if !murlog.ValidID(id) {
+		return murlog.Invalid("id", "is not a valid id")
+	}
+	return s.store.Update(ctx, func(tx store.Tx) error { return tx.Tokens().Delete(id) })
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}

@@ -1,0 +1,267 @@
+// Package config reads murlog.ini: the few settings murlog needs before it
+// can open its database. Everything else (domain, password, site options)
+// lives in the database's settings table, so a backup is one file.
+//
+// Each key may be overridden by an environment variable MURLOG_<KEY>
+// (upper case), which is how containers and tests configure murlog.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// FileName is the name of the ini file murlog looks for.
+const FileName = "murlog.ini"
+
+// ResetFileName is the one-time password reset file written beside the ini.
+const ResetFileName = "murlog.reset"
+
+// Config is the startup configuration. Paths are absolute after Load.
+type Config struct {
+	// Path is the absolute path of the ini file this came from (or would be
+	// written to, for a Config that has no file yet).
+	Path string
+	// Exists is false when no ini file was found (setup step 1 not done).
+	Exists bool
+
+	DBDriver  string // "sqlite" (the only driver so far)
+	DataDir   string // holds murlog.db, snapshots, locks
+	MediaPath string // uploaded media
+	WebDir    string // built SPA and theme assets
+	Listen    string // serve mode address
+	Scheme    string // "https" (default) or "http" for local testing
+	// TrustedProxy lists the networks whose X-Forwarded-For is believed
+	// when finding the client address (for the login rate limit).
+	TrustedProxy []netip.Prefix
+	LogLevel     string // debug, info (default), warn, error
+}
+
+// Keys lists every key murlog.ini accepts, in the order they are written.
+var Keys = []string{"db_driver", "data_dir", "media_path", "web_dir", "listen", "scheme", "trusted_proxy", "log_level"}
+
+// Default returns the configuration murlog assumes for an ini at path that
+// does not exist yet.
+func Default(path string) *Config {
+	dir := filepath.Dir(path)
+	return &Config{
+		Path:      path,
+		DBDriver:  "sqlite",
+		DataDir:   filepath.Join(dir, "data"),
+		MediaPath: filepath.Join(dir, "media"),
+		WebDir:    filepath.Join(dir, "web", "dist"),
+		Listen:    "127.0.0.1:8080",
+		Scheme:    "https",
+		LogLevel:  "info",
+	}
+}
+
+// Locate returns the ini path every mode uses: the --config flag, else
+// $MURLOG_CONFIG, else murlog.ini in the working directory. Under CGI,
+// Apache runs the program in its own directory, so that is beside the binary.
+func Locate(flagPath string, getenv func(string) string) (string, error) {
+	p := flagPath
+	if p == "" {
+		p = getenv("MURLOG_CONFIG")
+	}
+	if p == "" {
+		p = FileName
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", fmt.Errorf("config: %w", err)
+	}
+	return abs, nil
+}
+
+// Load reads the ini at path and applies MURLOG_* overrides from getenv.
+// A missing file is not an error: the result has Exists == false and the
+// defaults (plus overrides), so the setup wizard can run. A malformed file
+// fails with its name, line and key.
+func Load(path string, getenv func(string) string) (*Config, error) {
+	c := Default(path)
+	b, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, fmt.Errorf("config: read %s: %w", path, err)
+	default:
+		c.Exists = true
+		entries, err := parse(path, b)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			if err := c.set(e.key, e.value); err != nil {
+				return nil, fmt.Errorf("%s:%d: key %q: %w", path, e.line, e.key, err)
+			}
+		}
+	}
+	for _, k := range Keys {
+		env := "MURLOG_" + strings.ToUpper(k)
+		if v := getenv(env); v != "" {
+			if err := c.set(k, v); err != nil {
+				return nil, fmt.Errorf("environment %s: %w", env, err)
+			}
+		}
+	}
+	return c, nil
+}
+
+// set assigns one key, resolving relative paths against the ini's directory.
+func (c *Config) set(key, v string) error {
+	dir := filepath.Dir(c.Path)
+	path := func() (string, error) {
+		if v == "" {
+			return "", errors.New("must not be empty")
+		}
+		if filepath.IsAbs(v) {
+			return filepath.Clean(v), nil
+		}
+		return filepath.Join(dir, v), nil
+	}
+	var err error
+	switch key {
+	case "db_driver":
+		if v != "sqlite" {
+			return fmt.Errorf("unsupported driver %q (supported: sqlite)", v)
+		}
+		c.DBDriver = v
+	case "data_dir":
+		c.DataDir, err = path()
+	case "media_path":
+		c.MediaPath, err = path()
+	case "web_dir":
+		c.WebDir, err = path()
+	case "listen":
+		if _, _, e := splitHostPort(v); e != nil {
+			return e
+		}
+		c.Listen = v
+	case "scheme":
+		if v != "https" && v != "http" {
+			return fmt.Errorf("must be https or http, not %q", v)
+		}
+		c.Scheme = v
+	case "trusted_proxy":
+		c.TrustedProxy, err = parsePrefixes(v)
+	case "log_level":
+		switch v {
+		case "debug", "info", "warn", "error":
+			c.LogLevel = v
+		default:
+			return fmt.Errorf("must be debug, info, warn or error, not %q", v)
+		}
+	default:
+		return fmt.Errorf("unknown key (known keys: %s)", strings.Join(Keys, ", "))
+	}
+	return err
+}
+
+func splitHostPort(v string) (string, string, error) {
+	i := strings.LastIndexByte(v, ':')
+	if i < 0 {
+		return "", "", fmt.Errorf("must be host:port or :port, not %q", v)
+	}
+	port := v[i+1:]
+	if port == "" {
+		return "", "", fmt.Errorf("missing port in %q", v)
+	}
+	for _, r := range port {
+		if r < '0' || r > '9' {
+			return "", "", fmt.Errorf("bad port in %q", v)
+		}
+	}
+	return v[:i], port, nil
+}
+
+// parsePrefixes reads a comma-separated list of CIDRs or single addresses.
+func parsePrefixes(v string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(v, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if strings.Contains(f, "/") {
+			p, err := netip.ParsePrefix(f)
+			if err != nil {
+				return nil, fmt.Errorf("bad network %q: %w", f, err)
+			}
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(f)
+		if err != nil {
+			return nil, fmt.Errorf("bad address %q: %w", f, err)
+		}
+		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+	}
+	return out, nil
+}
+
+// DBPath is the SQLite database file inside DataDir.
+func (c *Config) DBPath() string { return filepath.Join(c.DataDir, "murlog.db") }
+
+// ResetPath is where `murlog reset` writes the one-time reset secret.
+func (c *Config) ResetPath() string { return filepath.Join(filepath.Dir(c.Path), ResetFileName) }
+
+// CheckDataDir verifies that DataDir exists, is a directory and is
+// writable by this process (SQLite needs to create -wal and -shm files
+// beside the database even to read it).
+func (c *Config) CheckDataDir() error {
+	st, err := os.Stat(c.DataDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("data_dir %s does not exist: create it or fix data_dir in %s", c.DataDir, c.Path)
+	}
+	if err != nil {
+		return fmt.Errorf("data_dir %s: %w", c.DataDir, err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("data_dir %s is not a directory", c.DataDir)
+	}
+	f, err := os.CreateTemp(c.DataDir, ".murlog-write-test-*")
+	if err != nil {
+		return fmt.Errorf("data_dir %s is not writable by this process (user id %d): %w", c.DataDir, os.Geteuid(), errors.Unwrap(err))
+	}
+	name := f.Name()
+	f.Close()
+	os.Remove(name)
+	return nil
+}
+
+// KeyError is a bad value for one key.
+type KeyError struct {
+	Key string
+	Err error
+}
+
+func (e *KeyError) Error() string { return e.Key + ": " + e.Err.Error() }
+func (e *KeyError) Unwrap() error { return e.Err }
+
+// FromValues returns the configuration that writing values to an ini at
+// path would produce (before environment overrides), so the setup wizard
+// can check a form before it writes anything. Empty values keep defaults.
+func FromValues(path string, values map[string]string) (*Config, error) {
+	c := Default(path)
+	for _, k := range Keys {
+		v, ok := values[k]
+		if !ok || v == "" {
+			continue
+		}
+		if err := c.set(k, v); err != nil {
+			return nil, &KeyError{Key: k, Err: err}
+		}
+	}
+	for k := range values {
+		if !known(k) {
+			return nil, &KeyError{Key: k, Err: errors.New("unknown key")}
+		}
+	}
+	return c, nil
+}

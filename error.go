@@ -1,0 +1,101 @@
+package murlog
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Code classifies an error for the edge. Transports map a Code to an HTTP
+// status and a JSON-RPC error object in one place (httpd/errors.go); nothing
+// below the edge knows about either.
+type Code string
+
+// The error vocabulary. Codes are part of the public API (JSON-RPC
+// error.data.code), so they never change meaning.
+const (
+	EUnauthorized Code = "unauthorized" // no or invalid credentials
+	EForbidden    Code = "forbidden"    // credentials fine, action refused (CSRF, setup done)
+	ENotFound     Code = "not_found"
+	EConflict     Code = "conflict"     // state does not allow it (duplicate, already done)
+	EInvalid      Code = "invalid"      // input fails validation
+	ERateLimited  Code = "rate_limited" // slow down; RetryAfter says for how long
+	EUnavailable  Code = "unavailable"  // not set up yet, overloaded, maintenance
+	EInternal     Code = "internal"     // a bug or an I/O failure; details are logged, never sent
+)
+
+// Error is murlog's one error type. Message is safe to show to a client; the
+// wrapped Err carries internal detail for logs only.
+type Error struct {
+	Code       Code
+	Message    string
+	Field      string        // the offending input field, when there is one
+	RetryAfter time.Duration // for ERateLimited and EUnavailable
+	Err        error         // internal cause; never sent to a client
+}
+
+func (e *Error) Error() string {
+	s := string(e.Code) + ": " + e.Message
+	if e.Field != "" {
+		s = string(e.Code) + ": " + e.Field + ": " + e.Message
+	}
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf returns an *Error with a client-safe formatted message.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Invalid returns an EInvalid error about one input field.
+func Invalid(field, format string, args ...any) *Error {
+	return &Error{Code: EInvalid, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// NotFound returns an ENotFound error naming the kind of thing missing.
+func NotFound(what string) *Error {
+	return &Error{Code: ENotFound, Message: what + " not found"}
+}
+
+// Internal wraps an unexpected failure. The client sees only "internal error";
+// the cause stays in the log.
+func Internal(err error) *Error {
+	return &Error{Code: EInternal, Message: "internal error", Err: err}
+}
+
+// ErrorCode returns the Code of err, EInternal for errors outside the
+// vocabulary and "" for nil.
+func ErrorCode(err error) Code {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return EInternal
+}
+
+// ErrorMessage returns the client-safe message of err.
+func ErrorMessage(err error) string {
+	var e *Error
+	if errors.As(err, &e) && e.Code != EInternal {
+		return e.Message
+	}
+	return "internal error"
+}
+
+// AsError returns err as an *Error, wrapping anything outside the vocabulary
+// as EInternal.
+func AsError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return Internal(err)
+}

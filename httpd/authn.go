@@ -1,0 +1,55 @@
+package httpd
+
+import (
+	"context"
+	"net/http"
+	"net/netip"
+	"strings"
+
+	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/auth"
+)
+
+// Authenticator resolves credentials; *auth.Service implements it.
+type Authenticator interface {
+	Session(ctx context.Context, secret string) (*murlog.Session, bool, error)
+	Token(ctx context.Context, secret string) (*murlog.APIToken, error)
+}
+
+// Authenticate puts an auth.Caller in the request context: the owner when a
+// bearer token or session cookie is valid, else anonymous with the reason
+// kept in AuthErr. It never refuses a request itself; each endpoint decides
+// what an anonymous caller may do. A renewed session gets its cookie re-sent.
+func Authenticate(a Authenticator, cookies Cookies, trusted []netip.Prefix, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c := &auth.Caller{ClientKey: ClientKey(ClientAddr(r, trusted)), UserAgent: r.UserAgent()}
+		if h := r.Header.Get("Authorization"); h != "" {
+			c.Presented = "token"
+			scheme, secret, _ := strings.Cut(h, " ")
+			if !strings.EqualFold(scheme, "Bearer") {
+				c.AuthErr = murlog.Errorf(murlog.EUnauthorized, "unsupported Authorization scheme; use Bearer")
+			} else if tok, err := a.Token(r.Context(), strings.TrimSpace(secret)); err != nil {
+				c.AuthErr = err
+			} else {
+				c.Owner, c.Via, c.TokenID = true, "token", tok.ID
+			}
+		} else if ck, err := r.Cookie(SessionCookie); err == nil && ck.Value != "" {
+			c.Presented = "session"
+			sess, renewed, err := a.Session(r.Context(), ck.Value)
+			switch {
+			case err != nil:
+				c.AuthErr = err
+				if murlog.ErrorCode(err) == murlog.EUnauthorized {
+					http.SetCookie(w, cookies.ClearSession())
+				}
+			default:
+				c.Owner, c.Via, c.SessionHash = true, "session", sess.TokenHash
+				if renewed {
+					http.SetCookie(w, cookies.Session(ck.Value, sess.ExpiresAt))
+				}
+			}
+		}
+		c.CSRFOK = CSRFMatches(r, r.Header.Get(CSRFHeader))
+		next.ServeHTTP(w, r.WithContext(auth.WithCaller(r.Context(), c)))
+	})
+}

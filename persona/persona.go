@@ -1,0 +1,210 @@
+// Package persona manages the owner's identities: the primary persona made
+// at setup, its profile and its signing key pair.
+package persona
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/store"
+)
+
+// Profile limits, in characters. They match what Mastodon accepts, so a
+// profile federates without being cut.
+const (
+	MaxUsername    = 30
+	MaxDisplayName = 100
+	MaxSummary     = 2000
+	MaxFieldName   = 255
+	MaxFieldValue  = 2047
+	MaxMediaPath   = 500
+)
+
+var usernameRE = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
+
+// ValidateUsername checks the local part of @username@domain: ASCII letters,
+// digits and underscore, as Mastodon requires for WebFinger addresses.
+func ValidateUsername(u string) error {
+	if u == "" {
+		return murlog.Invalid("username", "is required")
+	}
+	if len(u) > MaxUsername {
+		return murlog.Invalid("username", "must be at most %d characters", MaxUsername)
+	}
+	if !usernameRE.MatchString(u) {
+		return murlog.Invalid("username", "may contain only letters a-z, digits and underscore")
+	}
+	return nil
+}
+
+// ValidateDisplayName checks a display name.
+func ValidateDisplayName(s string) error {
+	if utf8.RuneCountInString(s) > MaxDisplayName {
+		return murlog.Invalid("display_name", "must be at most %d characters", MaxDisplayName)
+	}
+	return nil
+}
+
+// NewKeyPair returns a fresh RSA-2048 key pair as PEM (PKCS#8 private,
+// PKIX public), the form ActivityPub servers expect in publicKeyPem.
+func NewKeyPair() (publicPEM, privatePEM string, err error) {
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return "", "", err
+	}
+	priv, err := x509.MarshalPKCS8PrivateKey(k)
+	if err != nil {
+		return "", "", err
+	}
+	pub, err := x509.MarshalPKIXPublicKey(&k.PublicKey)
+	if err != nil {
+		return "", "", err
+	}
+	return string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub})),
+		string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: priv})), nil
+}
+
+// Service reads and edits personas.
+type Service struct {
+	store store.Store
+}
+
+// New returns a Service.
+func New(st store.Store) *Service { return &Service{store: st} }
+
+// Get returns a persona by id.
+func (s *Service) Get(ctx context.Context, id string) (*murlog.Persona, error) {
+	if !murlog.ValidID(id) {
+		return nil, murlog.Invalid("id", "is not a valid id")
+	}
+	var p *murlog.Persona
+	err := s.store.View(ctx, func(tx store.Tx) error {
+		var err error
+		p, err = tx.Personas().Get(id)
+		return err
+	})
+	return p, err
+}
+
+// Primary returns the primary persona.
+func (s *Service) Primary(ctx context.Context) (*murlog.Persona, error) {
+	var p *murlog.Persona
+	err := s.store.View(ctx, func(tx store.Tx) error {
+		var err error
+		p, err = tx.Personas().Primary()
+		return err
+	})
+	return p, err
+}
+
+// List returns every persona, the primary first.
+func (s *Service) List(ctx context.Context) ([]*murlog.Persona, error) {
+	var ps []*murlog.Persona
+	err := s.store.View(ctx, func(tx store.Tx) error {
+		var err error
+		ps, err = tx.Personas().List()
+		return err
+	})
+	return ps, err
+}
+
+// Update is a partial profile edit: nil fields stay as they are.
+type Update struct {
+	ID           string
+	DisplayName  *string
+	Summary      *string
+	Fields       *[]murlog.Field // replaces all fields; empty slice clears
+	AvatarPath   *string         // "" removes the image
+	HeaderPath   *string
+	Locked       *bool
+	ShowFollows  *bool
+	Discoverable *bool
+}
+
+// Update applies u and returns the updated persona.
+func (s *Service) Update(ctx context.Context, u Update) (*murlog.Persona, error) {
+	if !murlog.ValidID(u.ID) {
+		return nil, murlog.Invalid("id", "is not a valid id")
+	}
+	if err := u.validate(); err != nil {
+		return nil, err
+	}
+	var p *murlog.Persona
+	err := s.store.Update(ctx, func(tx store.Tx) error {
+		var err error
+		p, err = tx.Personas().Get(u.ID)
+		if err != nil {
+			return err
+		}
+		set(&p.DisplayName, u.DisplayName, strings.TrimSpace)
+		set(&p.Summary, u.Summary, strings.TrimSpace)
+		set(&p.AvatarPath, u.AvatarPath, strings.TrimSpace)
+		set(&p.HeaderPath, u.HeaderPath, strings.TrimSpace)
+		if u.Fields != nil {
+			p.Fields = append([]murlog.Field{}, (*u.Fields)...)
+		}
+		setBool(&p.Locked, u.Locked)
+		setBool(&p.ShowFollows, u.ShowFollows)
+		setBool(&p.Discoverable, u.Discoverable)
+		p.UpdatedAt = tx.Now()
+		return tx.Personas().Update(p)
+	})
+	return p, err
+}
+
+func (u *Update) validate() error {
+	if u.DisplayName != nil {
+		if err := ValidateDisplayName(*u.DisplayName); err != nil {
+			return err
+		}
+	}
+	if u.Summary != nil && utf8.RuneCountInString(*u.Summary) > MaxSummary {
+		return murlog.Invalid("summary", "must be at most %d characters", MaxSummary)
+	}
+	if u.Fields != nil {
+		fs := *u.Fields
+		if len(fs) > murlog.MaxPersonaFields {
+			return murlog.Invalid("fields", "at most %d fields", murlog.MaxPersonaFields)
+		}
+		for i := range fs {
+			fs[i].Name, fs[i].Value = strings.TrimSpace(fs[i].Name), strings.TrimSpace(fs[i].Value)
+			if fs[i].Name == "" {
+				return murlog.Invalid("fields", "field %d needs a name", i+1)
+			}
+			if utf8.RuneCountInString(fs[i].Name) > MaxFieldName || utf8.RuneCountInString(fs[i].Value) > MaxFieldValue {
+				return murlog.Invalid("fields", "field %d is too long (name ≤ %d, value ≤ %d characters)", i+1, MaxFieldName, MaxFieldValue)
+			}
+		}
+	}
+	for _, m := range []struct {
+		name string
+		v    *string
+	}{{"avatar_path", u.AvatarPath}, {"header_path", u.HeaderPath}} {
+		if m.v == nil {
+			continue
+		}
+		if len(*m.v) > MaxMediaPath || strings.Contains(*m.v, "..") || strings.HasPrefix(*m.v, "/") {
+			return murlog.Invalid(m.name, "must be a media path such as avatars/abc.png")
+		}
+	}
+	return nil
+}
+
+func set(dst *string, v *string, clean func(string) string) {
+	if v != nil {
+		*dst = clean(*v)
+	}
+}
+
+func setBool(dst *bool, v *bool) {
+	if v != nil {
+		*dst = *v
+	}
+}

@@ -1,0 +1,84 @@
+package murlog
+
+import "time"
+
+// PostKind distinguishes short notes from long-form articles.
+type PostKind string
+
+const (
+	KindNote    PostKind = "note"    // plain text, federated as a Note
+	KindArticle PostKind = "article" // Markdown with a title, federated as an Article
+)
+
+// Visibility is who may see a post, in Mastodon's terms.
+type Visibility string
+
+const (
+	VisibilityPublic    Visibility = "public"    // anyone; listed everywhere
+	VisibilityUnlisted  Visibility = "unlisted"  // anyone with the link; kept out of public listings elsewhere
+	VisibilityFollowers Visibility = "followers" // followers only
+	VisibilityDirect    Visibility = "direct"    // mentioned accounts only
+)
+
+// Valid reports whether v is one of the four visibilities.
+func (v Visibility) Valid() bool {
+	switch v {
+	case VisibilityPublic, VisibilityUnlisted, VisibilityFollowers, VisibilityDirect:
+		return true
+	}
+	return false
+}
+
+// Post is a note or an article written by a local persona.
+type Post struct {
+	ID         string
+	PersonaID  string
+	Kind       PostKind
+	Title      string // articles only
+	Source     string // what the owner wrote: plain text (note) or Markdown (article)
+	Content    string // rendered, sanitized HTML
+	Summary    string // content warning; non-empty forces Sensitive
+	Sensitive  bool
+	Visibility Visibility
+	Language   string // BCP 47 tag, "" if unknown
+	Tags       []string
+	// PublishedAt alone decides publication: nil is a private draft, a
+	// future time is scheduled, a past time is public. See Audience.
+	PublishedAt *time.Time
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// Audience says who is reading. Every read path that can be reached without
+// login uses AudiencePublic, which applies the one publication predicate
+// (Post.PublicAt here, its SQL twin in each store adapter).
+type Audience int
+
+const (
+	AudiencePublic Audience = iota // anonymous readers: published and public/unlisted only
+	AudienceOwner                  // the logged-in owner: everything, drafts included
+)
+
+// PublicAt reports whether an anonymous reader may see p at time now: it
+// has been published (published_at set and not in the future) and its
+// visibility is public or unlisted. This is the publication predicate; store
+// adapters implement the same rule in their query language and a test
+// checks that the two agree.
+func (p *Post) PublicAt(now time.Time) bool {
+	if p.PublishedAt == nil || p.PublishedAt.After(now) {
+		return false
+	}
+	return p.Visibility == VisibilityPublic || p.Visibility == VisibilityUnlisted
+}
+
+// State names the publication state derived from PublishedAt.
+func (p *Post) State(now time.Time) string {
+	switch {
+	case p.PublishedAt == nil:
+		return "draft"
+	case p.PublishedAt.After(now):
+		return "scheduled"
+	default:
+		return "published"
+	}
+}

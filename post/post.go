@@ -1,0 +1,356 @@
+// Package post writes and reads the owner's notes and articles. It renders
+// the source to safe HTML on write, keeps the persona's post counter in the
+// same transaction, and applies the publication predicate to every read
+// made for an anonymous audience.
+package post
+
+import (
+	"context"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/markup"
+	"github.com/murlog/murlog/store"
+)
+
+// Limits, in characters.
+const (
+	MaxNote     = 3000
+	MaxArticle  = 100000
+	MaxTitle    = 200
+	MaxSummary  = 1000
+	DefaultPage = 20
+	MaxPage     = 100
+)
+
+// Publish says what to do with published_at.
+type Publish int
+
+const (
+	PublishNow   Publish = iota // published_at = the transaction's now
+	PublishDraft                // published_at = NULL
+	PublishAt                   // published_at = the given time (future: scheduled; past: back-dated)
+)
+
+// Schedule is a published_at instruction.
+type Schedule struct {
+	Mode Publish
+	At   time.Time
+}
+
+// Service is the post service.
+type Service struct {
+	store    store.Store
+	renderer *markup.Renderer
+	site     murlog.Site
+}
+
+// New returns a Service rendering links for site.
+func New(st store.Store, site murlog.Site) *Service {
+	return &Service{store: st, site: site, renderer: markup.New(markup.Options{
+		TagURL:     site.TagURL,
+		MentionURL: site.MentionURL,
+	})}
+}
+
+// CreateInput is a new post.
+type CreateInput struct {
+	PersonaID   string // "" for the primary persona
+	Kind        murlog.PostKind
+	Title       string
+	Content     string // source: plain text for notes, Markdown for articles
+	Summary     string
+	Sensitive   bool
+	Visibility  murlog.Visibility // "" for public
+	Language    string
+	PublishedAt Schedule
+}
+
+// Create validates, renders and stores a post.
+func (s *Service) Create(ctx context.Context, in CreateInput) (*murlog.Post, error) {
+	if in.Kind == "" {
+		in.Kind = murlog.KindNote
+	}
+	if in.Visibility == "" {
+		in.Visibility = murlog.VisibilityPublic
+	}
+	p := &murlog.Post{ID: murlog.NewID(), Kind: in.Kind, Title: strings.TrimSpace(in.Title),
+		Source: in.Content, Summary: strings.TrimSpace(in.Summary), Sensitive: in.Sensitive,
+		Visibility: in.Visibility, Language: strings.TrimSpace(in.Language)}
+	if err := s.prepare(p); err != nil {
+		return nil, err
+	}
+	if in.PersonaID != "" && !murlog.ValidID(in.PersonaID) {
+		return nil, murlog.Invalid("persona_id", "is not a valid id")
+	}
+	if err := validSchedule(in.PublishedAt); err != nil {
+		return nil, err
+	}
+	err := s.store.Update(ctx, func(tx store.Tx) error {
+		per, err := persona(tx, in.PersonaID)
+		if err != nil {
+			return err
+		}
+		p.PersonaID = per.ID
+		p.CreatedAt, p.UpdatedAt = tx.Now(), tx.Now()
+		p.PublishedAt = resolve(in.PublishedAt, tx.Now())
+		if err := tx.Posts().Create(p); err != nil {
+			return err
+		}
+		if p.PublishedAt != nil {
+			return tx.Personas().AddPostsCount(p.PersonaID, 1)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// UpdateInput is a partial edit: nil fields keep their value.
+type UpdateInput struct {
+	ID          string
+	Title       *string
+	Content     *string
+	Summary     *string
+	Sensitive   *bool
+	Visibility  *murlog.Visibility
+	Language    *string
+	PublishedAt *Schedule
+}
+
+// Update edits a post and re-renders it when its source changed.
+func (s *Service) Update(ctx context.Context, in UpdateInput) (*murlog.Post, error) {
+	if !murlog.ValidID(in.ID) {
+		return nil, murlog.Invalid("id", "is not a valid id")
+	}
+	if in.PublishedAt != nil {
+		if err := validSchedule(*in.PublishedAt); err != nil {
+			return nil, err
+		}
+	}
+	var p *murlog.Post
+	err := s.store.Update(ctx, func(tx store.Tx) error {
+		var err error
+		p, err = tx.Posts().Get(in.ID)
+		if err != nil {
+			return err
+		}
+		wasCounted := p.PublishedAt != nil
+		if in.Title != nil {
+			p.Title = strings.TrimSpace(*in.Title)
+		}
+		if in.Content != nil {
+			p.Source = *in.Content
+		}
+		if in.Summary != nil {
+			p.Summary = strings.TrimSpace(*in.Summary)
+			if p.Summary == "" && in.Sensitive == nil {
+				p.Sensitive = false // clearing the warning clears what it forced
+			}
+		}
+		if in.Sensitive != nil {
+			p.Sensitive = *in.Sensitive
+		}
+		if in.Visibility != nil {
+			p.Visibility = *in.Visibility
+		}
+		if in.Language != nil {
+			p.Language = strings.TrimSpace(*in.Language)
+		}
+		if err := s.prepare(p); err != nil {
+			return err
+		}
+		if in.PublishedAt != nil {
+			p.PublishedAt = resolve(*in.PublishedAt, tx.Now())
+		}
+		p.UpdatedAt = tx.Now()
+		if err := tx.Posts().Update(p); err != nil {
+			return err
+		}
+		switch isCounted := p.PublishedAt != nil; {
+		case isCounted && !wasCounted:
+			return tx.Personas().AddPostsCount(p.PersonaID, 1)
+		case !isCounted && wasCounted:
+			return tx.Personas().AddPostsCount(p.PersonaID, -1)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Delete removes a post.
+func (s *Service) Delete(ctx context.Context, id string) error {
+	if !murlog.ValidID(id) {
+		return murlog.Invalid("id", "is not a valid id")
+	}
+	return s.store.Update(ctx, func(tx store.Tx) error {
+		p, err := tx.Posts().Get(id)
+		if err != nil {
+			return err
+		}
+		if err := tx.Posts().Delete(id); err != nil {
+			return err
+		}
+		if p.PublishedAt != nil {
+			return tx.Personas().AddPostsCount(p.PersonaID, -1)
+		}
+		return nil
+	})
+}
+
+// Get returns a post as audience may see it. A post the audience may not
+// see is reported as not found, so drafts do not reveal that they exist.
+func (s *Service) Get(ctx context.Context, id string, audience murlog.Audience) (*murlog.Post, error) {
+	if !murlog.ValidID(id) {
+		return nil, murlog.Invalid("id", "is not a valid id")
+	}
+	var p *murlog.Post
+	err := s.store.View(ctx, func(tx store.Tx) error {
+		var err error
+		p, err = tx.Posts().Get(id)
+		if err == nil && audience != murlog.AudienceOwner && !p.PublicAt(tx.Now()) {
+			return murlog.NotFound("post")
+		}
+		return err
+	})
+	return p, err
+}
+
+// ListInput selects a page of posts.
+type ListInput struct {
+	PersonaID string // "" for the primary persona
+	Cursor    string // the last id of the previous page
+	Limit     int    // 0 for DefaultPage
+	Audience  murlog.Audience
+}
+
+// List returns a page of posts, newest first, and the cursor for the next
+// page ("" at the end).
+func (s *Service) List(ctx context.Context, in ListInput) ([]*murlog.Post, string, error) {
+	if in.Limit == 0 {
+		in.Limit = DefaultPage
+	}
+	if in.Limit < 1 || in.Limit > MaxPage {
+		return nil, "", murlog.Invalid("limit", "must be between 1 and %d", MaxPage)
+	}
+	if in.Cursor != "" && !murlog.ValidID(in.Cursor) {
+		return nil, "", murlog.Invalid("cursor", "is not a valid cursor")
+	}
+	if in.PersonaID != "" && !murlog.ValidID(in.PersonaID) {
+		return nil, "", murlog.Invalid("persona_id", "is not a valid id")
+	}
+	var out []*murlog.Post
+	err := s.store.View(ctx, func(tx store.Tx) error {
+		per, err := persona(tx, in.PersonaID)
+		if err != nil {
+			return err
+		}
+		// One extra row tells whether another page exists.
+		out, err = tx.Posts().List(store.PostQuery{PersonaID: per.ID, Audience: in.Audience,
+			Now: tx.Now(), Before: in.Cursor, Limit: in.Limit + 1})
+		return err
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	next := ""
+	if len(out) > in.Limit {
+		out = out[:in.Limit]
+		next = out[len(out)-1].ID
+	}
+	return out, next, nil
+}
+
+func persona(tx store.Tx, id string) (*murlog.Persona, error) {
+	if id == "" {
+		return tx.Personas().Primary()
+	}
+	return tx.Personas().Get(id)
+}
+
+// prepare validates p's editable fields and renders its content.
+func (s *Service) prepare(p *murlog.Post) error {
+	switch p.Kind {
+	case murlog.KindNote:
+		if p.Title != "" {
+			return murlog.Invalid("title", "only articles have a title")
+		}
+		if strings.TrimSpace(p.Source) == "" {
+			return murlog.Invalid("content", "is required")
+		}
+		if n := utf8.RuneCountInString(p.Source); n > MaxNote {
+			return murlog.Invalid("content", "is %d characters; a note may have at most %d", n, MaxNote)
+		}
+	case murlog.KindArticle:
+		if p.Title == "" {
+			return murlog.Invalid("title", "is required for an article")
+		}
+		if utf8.RuneCountInString(p.Title) > MaxTitle {
+			return murlog.Invalid("title", "must be at most %d characters", MaxTitle)
+		}
+		if strings.TrimSpace(p.Source) == "" {
+			return murlog.Invalid("content", "is required")
+		}
+		if n := utf8.RuneCountInString(p.Source); n > MaxArticle {
+			return murlog.Invalid("content", "is %d characters; an article may have at most %d", n, MaxArticle)
+		}
+	default:
+		return murlog.Invalid("kind", "must be note or article")
+	}
+	if !utf8.ValidString(p.Source) || !utf8.ValidString(p.Title) || !utf8.ValidString(p.Summary) {
+		return murlog.Invalid("content", "is not valid UTF-8")
+	}
+	if utf8.RuneCountInString(p.Summary) > MaxSummary {
+		return murlog.Invalid("summary", "must be at most %d characters", MaxSummary)
+	}
+	if p.Summary != "" {
+		p.Sensitive = true // a content warning always hides the post
+	}
+	if !p.Visibility.Valid() {
+		return murlog.Invalid("visibility", "must be public, unlisted, followers or direct")
+	}
+	if p.Language != "" && !murlog.ValidLanguage(p.Language) {
+		return murlog.Invalid("language", "must be a language tag such as ja or en-US")
+	}
+	var r markup.Result
+	if p.Kind == murlog.KindArticle {
+		r = s.renderer.Article(p.Source)
+	} else {
+		r = s.renderer.Note(p.Source)
+	}
+	p.Content, p.Tags = r.HTML, r.Tags
+	return nil
+}
+
+// The range of accepted publication times: far enough back to import an
+// old blog, far enough ahead for any real schedule.
+var (
+	minPublish = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
+	maxPublish = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
+)
+
+func validSchedule(s Schedule) error {
+	if s.Mode == PublishAt && (s.At.Before(minPublish) || s.At.After(maxPublish)) {
+		return murlog.Invalid("published_at", "must be between 1970 and 9999")
+	}
+	return nil
+}
+
+func resolve(s Schedule, now time.Time) *time.Time {
+	switch s.Mode {
+	case PublishDraft:
+		return nil
+	case PublishAt:
+		t := s.At.UTC().Truncate(time.Microsecond)
+		return &t
+	default:
+		return &now
+	}
+}

@@ -1,0 +1,115 @@
+// Package settings holds the site options the owner edits from the API:
+// title, description, default language and robots preferences. They live in
+// the settings table beside the ledger, never in murlog.ini.
+package settings
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/store"
+)
+
+// Site is the owner-editable site configuration.
+type Site struct {
+	Domain        string `json:"domain"` // read-only: set at setup, it names every federated object
+	Title         string `json:"title"`
+	Description   string `json:"description"`
+	Language      string `json:"language"`
+	RobotsNoindex bool   `json:"robots_noindex"` // ask search engines not to index
+	RobotsNoAI    bool   `json:"robots_noai"`    // ask AI crawlers not to train on the content
+}
+
+const (
+	keyTitle         = "site_title"
+	keyDescription   = "site_description"
+	keyLanguage      = "site_language"
+	keyRobotsNoindex = "robots_noindex"
+	keyRobotsNoAI    = "robots_noai"
+)
+
+// Limits, in characters.
+const (
+	MaxTitle       = 200
+	MaxDescription = 2000
+)
+
+// Service reads and writes site settings.
+type Service struct{ store store.Store }
+
+// New returns a Service.
+func New(st store.Store) *Service { return &Service{store: st} }
+
+// Get returns the current settings; unset options have their defaults
+// (robots_noai defaults to true: the owner opts in to AI training, not out).
+func (s *Service) Get(ctx context.Context) (*Site, error) {
+	var out *Site
+	err := s.store.View(ctx, func(tx store.Tx) error {
+		m, err := tx.Settings().GetMany(murlog.SettingDomain, keyTitle, keyDescription, keyLanguage, keyRobotsNoindex, keyRobotsNoAI)
+		if err != nil {
+			return err
+		}
+		out = &Site{Domain: m[murlog.SettingDomain], Title: m[keyTitle], Description: m[keyDescription],
+			Language: m[keyLanguage], RobotsNoindex: m[keyRobotsNoindex] == "1", RobotsNoAI: m[keyRobotsNoAI] != "0"}
+		return nil
+	})
+	return out, err
+}
+
+// Update is a partial edit; nil fields stay as they are.
+type Update struct {
+	Title         *string
+	Description   *string
+	Language      *string
+	RobotsNoindex *bool
+	RobotsNoAI    *bool
+}
+
+// Update validates u, stores it and returns the new settings.
+func (s *Service) Update(ctx context.Context, u Update) (*Site, error) {
+	set := map[string]string{}
+	if u.Title != nil {
+		v := strings.TrimSpace(*u.Title)
+		if utf8.RuneCountInString(v) > MaxTitle {
+			return nil, murlog.Invalid("title", "must be at most %d characters", MaxTitle)
+		}
+		set[keyTitle] = v
+	}
+	if u.Description != nil {
+		v := strings.TrimSpace(*u.Description)
+		if utf8.RuneCountInString(v) > MaxDescription {
+			return nil, murlog.Invalid("description", "must be at most %d characters", MaxDescription)
+		}
+		set[keyDescription] = v
+	}
+	if u.Language != nil {
+		v := strings.TrimSpace(*u.Language)
+		if v != "" && !murlog.ValidLanguage(v) {
+			return nil, murlog.Invalid("language", "must be a language tag such as ja or en-US")
+		}
+		set[keyLanguage] = v
+	}
+	if u.RobotsNoindex != nil {
+		set[keyRobotsNoindex] = boolStr(*u.RobotsNoindex)
+	}
+	if u.RobotsNoAI != nil {
+		set[keyRobotsNoAI] = boolStr(*u.RobotsNoAI)
+	}
+	err := s.store.Update(ctx, func(tx store.Tx) error {
+		for k, v := range set {
+			if err := tx.Settings().Set(k, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.Get(ctx)
+}
+
+func boolStr(b bool) string { return strconv.Itoa(map[bool]int{false: 0, true: 1}[b]) }

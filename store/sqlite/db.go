@@ -1,0 +1,331 @@
+// Package sqlite is the embedded store adapter: one SQLite file in WAL mode,
+// opened through modernc.org/sqlite (pure Go, so the binary stays static for
+// shared hosts). Writes go through a single writer connection with
+// BEGIN IMMEDIATE, reads through a pool of query-only connections, so readers
+// never queue behind each other or behind the writer.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/store"
+)
+
+// FileName is the database file inside data_dir.
+const FileName = "murlog.db"
+
+// Options tune Open. The zero value is ready to use.
+type Options struct {
+	// Now is the clock; time.Now when nil. Tests fix it.
+	Now func() time.Time
+	// Readers is the size of the read pool; max(4, 2×GOMAXPROCS) when 0.
+	Readers int
+	// BusyTimeout is how long a connection waits for another process's
+	// lock before giving up; 5 s when 0. Under CGI several processes share
+	// the file, so this is the normal way writers take turns.
+	BusyTimeout time.Duration
+	// SnapshotDir receives the VACUUM INTO copy taken before pending
+	// migrations; "<dir of the db>/backups" when empty.
+	SnapshotDir string
+	// Logger receives migration notices; slog.Default() when nil.
+	Logger *slog.Logger
+}
+
+// DB is the SQLite store. It implements store.Store.
+type DB struct {
+	path   string
+	w      *sql.DB // exactly one connection: SQLite has one writer anyway
+	r      *sql.DB // query-only pool
+	wc, rc stmtCache
+	now    func() time.Time
+	opts   Options
+	log    *slog.Logger
+}
+
+var _ store.Store = (*DB)(nil)
+
+// Open opens (creating if needed) the database at path and applies pending
+// migrations. A database whose schema is newer than this binary is refused.
+func Open(ctx context.Context, path string, o Options) (*DB, error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Readers <= 0 {
+		o.Readers = max(4, 2*runtime.GOMAXPROCS(0))
+	}
+	if o.BusyTimeout <= 0 {
+		o.BusyTimeout = 5 * time.Second
+	}
+	if o.SnapshotDir == "" {
+		o.SnapshotDir = filepath.Join(filepath.Dir(path), "backups")
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	db := &DB{path: abs, now: o.Now, opts: o, log: o.Logger}
+
+	busy := fmt.Sprint(o.BusyTimeout.Milliseconds())
+	base := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?_busy_timeout=" + busy + "&_foreign_keys=1"
+	// auto_vacuum only takes effect on a new file; incremental mode lets the
+	// queue's clean-up give pages back without a full VACUUM.
+	db.w, err = sql.Open("sqlite", base+"&_journal_mode=WAL&_synchronous=NORMAL&_auto_vacuum=INCREMENTAL&_txlock=immediate")
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", abs, err)
+	}
+	db.w.SetMaxOpenConns(1)
+	db.w.SetMaxIdleConns(1)
+	db.w.SetConnMaxIdleTime(0)
+	db.r, err = sql.Open("sqlite", base+"&_query_only=1&_txlock=deferred")
+	if err != nil {
+		db.w.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", abs, err)
+	}
+	db.r.SetMaxOpenConns(o.Readers)
+	db.r.SetMaxIdleConns(o.Readers)
+	db.wc.db, db.rc.db = db.w, db.r
+
+	if err := db.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Path returns the absolute path of the database file.
+func (db *DB) Path() string { return db.path }
+
+// Close closes both pools.
+func (db *DB) Close() error {
+	db.wc.close()
+	db.rc.close()
+	return errors.Join(db.r.Close(), db.w.Close())
+}
+
+// View runs fn in a read transaction on a pooled query-only connection.
+func (db *DB) View(ctx context.Context, fn func(store.Tx) error) error {
+	return db.run(ctx, db.r, &db.rc, &sql.TxOptions{ReadOnly: true}, fn)
+}
+
+// Update runs fn in a BEGIN IMMEDIATE transaction on the writer connection.
+func (db *DB) Update(ctx context.Context, fn func(store.Tx) error) error {
+	return db.run(ctx, db.w, &db.wc, nil, fn)
+}
+
+func (db *DB) run(ctx context.Context, pool *sql.DB, cache *stmtCache, opts *sql.TxOptions, fn func(store.Tx) error) (err error) {
+	stx, err := pool.BeginTx(ctx, opts)
+	if err != nil {
+		return mapErr(err)
+	}
+	t := &tx{ctx: ctx, tx: stx, cache: cache, now: db.now().UTC().Truncate(time.Microsecond)}
+	// Runs last: the connection is back in the pool by then.
+	defer func() { cache.prepareMissed(t.missed) }()
+	defer func() {
+		if p := recover(); p != nil {
+			stx.Rollback()
+			panic(p)
+		}
+	}()
+	if err := fn(t); err != nil {
+		stx.Rollback()
+		return err
+	}
+	if err := stx.Commit(); err != nil {
+		return mapErr(err)
+	}
+	return nil
+}
+
+// Snapshot writes a consistent copy of the database to dst with VACUUM INTO.
+// dst must not exist.
+func (db *DB) Snapshot(ctx context.Context, dst string) error {
+	if _, err := db.w.ExecContext(ctx, "VACUUM INTO ?", dst); err != nil {
+		return fmt.Errorf("sqlite: snapshot to %s: %w", dst, mapErr(err))
+	}
+	return nil
+}
+
+// tx implements store.Tx over one *sql.Tx.
+type tx struct {
+	ctx    context.Context
+	tx     *sql.Tx
+	cache  *stmtCache
+	now    time.Time
+	missed []string // queries to add to the cache once the connection is free
+}
+
+func (t *tx) Now() time.Time                         { return t.now }
+func (t *tx) Settings() store.Settings               { return settings{t} }
+func (t *tx) Personas() store.Personas               { return personas{t} }
+func (t *tx) Posts() store.Posts                     { return posts{t} }
+func (t *tx) Sessions() store.Sessions               { return sessions{t} }
+func (t *tx) Tokens() store.Tokens                   { return tokens{t} }
+func (t *tx) LoginAttempts() store.LoginAttemptsRepo { return loginAttempts{t} }
+
+// stmt returns the prepared statement for query bound to this transaction.
+// Statements are prepared once per connection and reused, which saves the
+// parse on every call (a large share of a point query's cost in SQLite).
+//
+// A query not yet in the cache is prepared on the transaction itself for
+// this use and added to the cache after the transaction ends: preparing on
+// the pool now could wait for a connection this transaction holds (the
+// writer pool has exactly one).
+func (t *tx) stmt(query string) (*sql.Stmt, error) {
+	if s, ok := t.cache.m.Load(query); ok {
+		return t.tx.StmtContext(t.ctx, s.(*sql.Stmt)), nil
+	}
+	t.missed = append(t.missed, query)
+	return t.tx.PrepareContext(t.ctx, query)
+}
+
+func (t *tx) exec(query string, args ...any) (sql.Result, error) {
+	s, err := t.stmt(query)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	res, err := s.Exec(args...)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	return res, nil
+}
+
+func (t *tx) query(query string, args ...any) (*sql.Rows, error) {
+	s, err := t.stmt(query)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	rows, err := s.Query(args...)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	return rows, nil
+}
+
+// queryRow runs a one-row query and scans it; sql.ErrNoRows is returned as
+// is so the caller can name what was not found.
+func (t *tx) queryRow(query string, args []any, dest ...any) error {
+	s, err := t.stmt(query)
+	if err != nil {
+		return mapErr(err)
+	}
+	if err := s.QueryRow(args...).Scan(dest...); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		return mapErr(err)
+	}
+	return nil
+}
+
+// stmtCache holds one *sql.Stmt per query text for a pool.
+type stmtCache struct {
+	db *sql.DB
+	m  sync.Map // string → *sql.Stmt
+	mu sync.Mutex
+}
+
+// prepareMissed prepares queries a finished transaction used uncached.
+// Failures only mean the next use prepares again.
+func (c *stmtCache) prepareMissed(qs []string) {
+	if len(qs) == 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, q := range qs {
+		if _, ok := c.m.Load(q); ok {
+			continue
+		}
+		if s, err := c.db.Prepare(q); err == nil {
+			c.m.Store(q, s)
+		}
+	}
+}
+
+func (c *stmtCache) close() {
+	c.m.Range(func(k, v any) bool {
+		v.(*sql.Stmt).Close()
+		c.m.Delete(k)
+		return true
+	})
+}
+
+// mapErr turns driver errors into the shared vocabulary: uniqueness into
+// EConflict, lock contention into EUnavailable (retryable), the rest into
+// EInternal with the cause kept for the log.
+func mapErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		code := se.Code()
+		switch {
+		case code == sqlite3.SQLITE_CONSTRAINT_UNIQUE || code == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+			return &murlog.Error{Code: murlog.EConflict, Message: "already exists", Err: err}
+		case code&0xff == sqlite3.SQLITE_BUSY || code&0xff == sqlite3.SQLITE_LOCKED:
+			return &murlog.Error{Code: murlog.EUnavailable, Message: "database is busy, try again", RetryAfter: time.Second, Err: err}
+		case code&0xff == sqlite3.SQLITE_READONLY || code&0xff == sqlite3.SQLITE_CANTOPEN:
+			return &murlog.Error{Code: murlog.EUnavailable, Message: "database is not writable", Err: err}
+		}
+	}
+	return murlog.Internal(err)
+}
+
+// notFound maps sql.ErrNoRows to an ENotFound naming what.
+func notFound(err error, what string) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return murlog.NotFound(what)
+	}
+	return err
+}
+
+func micros(t time.Time) int64 { return t.UnixMicro() }
+
+func fromMicros(v int64) time.Time { return time.UnixMicro(v).UTC() }
+
+func nullMicros(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return t.UnixMicro()
+}
+
+func fromNullMicros(v sql.NullInt64) *time.Time {
+	if !v.Valid {
+		return nil
+	}
+	t := fromMicros(v.Int64)
+	return &t
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// ensureDir makes sure dir exists for snapshots.
+func ensureDir(dir string) error { return os.MkdirAll(dir, 0o700) }

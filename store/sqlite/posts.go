@@ -1,0 +1,155 @@
+package sqlite
+
+import (
+	"database/sql"
+	"encoding/json"
+	"errors"
+
+	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/store"
+)
+
+type posts struct{ t *tx }
+
+const postCols = `id, persona_id, kind, title, source, content, summary, sensitive, visibility,
+	language, tags, published_at, created_at, updated_at`
+
+// publicPredicate is the publication predicate (murlog.Post.PublicAt) in
+// SQL. Every query that serves an anonymous reader includes it verbatim; its
+// visibility term matches the partial indexes in 001_initial.sql so the
+// planner can use them. The one parameter is "now" in unix microseconds.
+const publicPredicate = `published_at IS NOT NULL AND visibility IN ('public', 'unlisted') AND published_at <= ?`
+
+func scanPost(sc interface{ Scan(...any) error }) (*murlog.Post, error) {
+	var p murlog.Post
+	var tags string
+	var pub sql.NullInt64
+	var created, updated int64
+	err := sc.Scan(&p.ID, &p.PersonaID, &p.Kind, &p.Title, &p.Source, &p.Content, &p.Summary, &p.Sensitive,
+		&p.Visibility, &p.Language, &tags, &pub, &created, &updated)
+	if err != nil {
+		return nil, err
+	}
+	if tags != "[]" {
+		if err := json.Unmarshal([]byte(tags), &p.Tags); err != nil {
+			return nil, murlog.Internal(err)
+		}
+	}
+	p.PublishedAt = fromNullMicros(pub)
+	p.CreatedAt, p.UpdatedAt = fromMicros(created), fromMicros(updated)
+	return &p, nil
+}
+
+func tagsJSON(tags []string) string {
+	if len(tags) == 0 {
+		return "[]"
+	}
+	b, _ := json.Marshal(tags)
+	return string(b)
+}
+
+func (r posts) Create(p *murlog.Post) error {
+	_, err := r.t.exec(`INSERT INTO posts (`+postCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		p.ID, p.PersonaID, string(p.Kind), p.Title, p.Source, p.Content, p.Summary, boolInt(p.Sensitive),
+		string(p.Visibility), p.Language, tagsJSON(p.Tags), nullMicros(p.PublishedAt),
+		micros(p.CreatedAt), micros(p.UpdatedAt))
+	return err
+}
+
+func (r posts) Get(id string) (*murlog.Post, error) {
+	s, err := r.t.stmt("SELECT " + postCols + " FROM posts WHERE id = ?")
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	p, err := scanPost(s.QueryRow(id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, murlog.NotFound("post")
+	}
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	return p, nil
+}
+
+func (r posts) Update(p *murlog.Post) error {
+	res, err := r.t.exec(`UPDATE posts SET kind = ?, title = ?, source = ?, content = ?, summary = ?,
+		sensitive = ?, visibility = ?, language = ?, tags = ?, published_at = ?, updated_at = ? WHERE id = ?`,
+		string(p.Kind), p.Title, p.Source, p.Content, p.Summary, boolInt(p.Sensitive), string(p.Visibility),
+		p.Language, tagsJSON(p.Tags), nullMicros(p.PublishedAt), micros(p.UpdatedAt), p.ID)
+	return affected(res, err, "post")
+}
+
+func (r posts) Delete(id string) error {
+	res, err := r.t.exec("DELETE FROM posts WHERE id = ?", id)
+	return affected(res, err, "post")
+}
+
+// List pages with keyset cursors: the public audience in
+// (published_at, id) order, the owner in id order.
+func (r posts) List(q store.PostQuery) ([]*murlog.Post, error) {
+	if q.Limit <= 0 {
+		return nil, murlog.Invalid("limit", "must be positive")
+	}
+	var (
+		query string
+		args  []any
+	)
+	switch q.Audience {
+	case murlog.AudiencePublic:
+		now := micros(q.Now)
+		query = "SELECT " + postCols + " FROM posts WHERE " + publicPredicate
+		args = append(args, now)
+		if q.PersonaID != "" {
+			query += " AND persona_id = ?"
+			args = append(args, q.PersonaID)
+		}
+		if q.Before != "" {
+			pub, err := r.publicSortKey(q.Before, now)
+			if err != nil {
+				return nil, err
+			}
+			query += " AND (published_at, id) < (?, ?)"
+			args = append(args, pub, q.Before)
+		}
+		query += " ORDER BY published_at DESC, id DESC LIMIT ?"
+	case murlog.AudienceOwner:
+		query = "SELECT " + postCols + " FROM posts WHERE 1 = 1"
+		if q.PersonaID != "" {
+			query += " AND persona_id = ?"
+			args = append(args, q.PersonaID)
+		}
+		if q.Before != "" {
+			query += " AND id < ?"
+			args = append(args, q.Before)
+		}
+		query += " ORDER BY id DESC LIMIT ?"
+	default:
+		return nil, murlog.Internal(errors.New("sqlite: unknown audience"))
+	}
+	args = append(args, q.Limit)
+	rows, err := r.t.query(query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make([]*murlog.Post, 0, q.Limit)
+	for rows.Next() {
+		p, err := scanPost(rows)
+		if err != nil {
+			return nil, mapErr(err)
+		}
+		out = append(out, p)
+	}
+	return out, mapErr(rows.Err())
+}
+
+// publicSortKey returns the published_at of a cursor post, which must itself
+// be publicly visible: a cursor must not reveal anything about drafts.
+func (r posts) publicSortKey(id string, now int64) (int64, error) {
+	var pub int64
+	err := r.t.queryRow("SELECT published_at FROM posts WHERE id = ? AND "+publicPredicate, []any{id, now}, &pub)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, murlog.Invalid("cursor", "unknown cursor")
+	}
+	return pub, err
+}
