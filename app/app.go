@@ -6,17 +6,13 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"net/http"
 	"os"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/admin"
@@ -127,19 +123,8 @@ func (a *App) Close() error {
 
 // open checks the data directory and opens (and migrates) the database.
 func (a *App) open(ctx context.Context, cfg *config.Config) (*runtime, error) {
-	st, err := os.Stat(cfg.DataDir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("data_dir %s does not exist: create it or fix data_dir in %s", cfg.DataDir, cfg.Path)
-	case err != nil:
-		return nil, fmt.Errorf("data_dir %s: %w", cfg.DataDir, err)
-	case !st.IsDir():
-		return nil, fmt.Errorf("data_dir %s is not a directory (set in %s)", cfg.DataDir, cfg.Path)
-	}
-	// SQLite must create -wal and -shm beside the database even to read
-	// it, so an unwritable directory would fail later and less clearly.
-	if err := unix.Access(cfg.DataDir, unix.W_OK|unix.X_OK); err != nil {
-		return nil, fmt.Errorf("data_dir %s is not writable by user id %d: %w (under CGI it must belong to the user Apache runs murlog as)", cfg.DataDir, os.Geteuid(), err)
+	if err := cfg.CheckDataDir(); err != nil {
+		return nil, err
 	}
 	db, err := sqlite.Open(ctx, cfg.DBPath(), sqlite.Options{Now: a.opts.Now, Logger: a.log})
 	if err != nil {

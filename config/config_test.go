@@ -1,0 +1,232 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func writeIni(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), FileName)
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestLoadSeedExample(t *testing.T) {
+	p := writeIni(t, `db_driver = "sqlite"
+data_dir = "./data"
+media_path = "./media"
+web_dir = "./web/dist"
+
+# スタンドアロンモード時のみ
+listen = ":8080"
+`)
+	c, err := Load(p, env(nil))
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	dir := filepath.Dir(p)
+	for _, tc := range []struct{ name, got, want string }{
+		{"db_driver", c.DBDriver, "sqlite"},
+		{"data_dir", c.DataDir, filepath.Join(dir, "data")},
+		{"media_path", c.MediaPath, filepath.Join(dir, "media")},
+		{"web_dir", c.WebDir, filepath.Join(dir, "web", "dist")},
+		{"listen", c.Listen, ":8080"},
+		{"scheme", c.Scheme, "https"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s = %q; want %q", tc.name, tc.got, tc.want)
+		}
+	}
+	if !c.Exists || c.Path != p {
+		t.Errorf("Exists, Path = %v, %q; want true, %q", c.Exists, c.Path, p)
+	}
+	if c.DBPath() != filepath.Join(dir, "data", "murlog.db") || c.ResetPath() != filepath.Join(dir, "murlog.reset") {
+		t.Errorf("DBPath, ResetPath = %q, %q", c.DBPath(), c.ResetPath())
+	}
+}
+
+func TestLoadMissingFileGivesDefaults(t *testing.T) {
+	p := filepath.Join(t.TempDir(), FileName)
+	c, err := Load(p, env(map[string]string{"MURLOG_DATA_DIR": "/srv/murlog"}))
+	if err != nil {
+		t.Fatalf("Load of a missing file: %v; want defaults", err)
+	}
+	if c.Exists {
+		t.Error("Exists = true for a missing file")
+	}
+	if c.DataDir != "/srv/murlog" || c.Listen != "127.0.0.1:8080" || c.Scheme != "https" {
+		t.Errorf("got data_dir %q listen %q scheme %q; want the override and defaults", c.DataDir, c.Listen, c.Scheme)
+	}
+}
+
+func TestEnvironmentOverridesEveryKey(t *testing.T) {
+	p := writeIni(t, "data_dir = ./a\nlisten = :1\nscheme = https\n")
+	c, err := Load(p, env(map[string]string{
+		"MURLOG_DB_DRIVER": "sqlite", "MURLOG_DATA_DIR": "b", "MURLOG_MEDIA_PATH": "/m", "MURLOG_WEB_DIR": "w",
+		"MURLOG_LISTEN": "127.0.0.1:9", "MURLOG_SCHEME": "http", "MURLOG_TRUSTED_PROXY": "10.0.0.0/8, 127.0.0.1",
+		"MURLOG_LOG_LEVEL": "debug",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Dir(p)
+	if c.DataDir != filepath.Join(dir, "b") || c.MediaPath != "/m" || c.WebDir != filepath.Join(dir, "w") ||
+		c.Listen != "127.0.0.1:9" || c.Scheme != "http" || c.LogLevel != "debug" || len(c.TrustedProxy) != 2 {
+		t.Errorf("overrides not applied: %+v", c)
+	}
+	// Every key must have an override; a new key without one fails here.
+	for _, k := range Keys {
+		c2 := Default(p)
+		if err := c2.set(k, "x"); err != nil && strings.Contains(err.Error(), "unknown key") {
+			t.Errorf("key %q is in Keys but set() does not know it", k)
+		}
+	}
+}
+
+func TestMalformedFilesFailWithFileLineAndKey(t *testing.T) {
+	for _, tc := range []struct{ name, body, want string }{
+		{"unknown key", "data_dir = x\nsceme = http\n", ":2: key \"sceme\": unknown key"},
+		{"bad scheme", "scheme = gopher\n", ":1: key \"scheme\": must be https or http"},
+		{"no equals", "data_dir\n", ":1: expected key = value"},
+		{"unterminated quote", "data_dir = \"abc\n", ":1: key \"data_dir\": missing closing quote"},
+		{"section", "[server]\n", ":1: sections are not supported"},
+		{"duplicate", "listen = :1\nlisten = :2\n", ":2: key \"listen\": already set on line 1"},
+		{"bad listen", "listen = 8080\n", ":1: key \"listen\": must be host:port"},
+		{"bad driver", "db_driver = mysql\n", ":1: key \"db_driver\": unsupported driver"},
+		{"empty path", "data_dir = \"\"\n", ":1: key \"data_dir\": must not be empty"},
+		{"bad proxy", "trusted_proxy = 10.0.0.0/33\n", ":1: key \"trusted_proxy\": bad network"},
+		{"bad escape", `web_dir = "a\n"` + "\n", `unknown escape`},
+		{"text after quote", `web_dir = "a" b` + "\n", "unexpected text after closing quote"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := writeIni(t, tc.body)
+			_, err := Load(p, env(nil))
+			if err == nil {
+				t.Fatalf("Load(%q) = nil error; want one containing %q", tc.body, tc.want)
+			}
+			if !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Load(%q) error = %q; want the file path and %q", tc.body, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestBadEnvironmentValueNamesTheVariable(t *testing.T) {
+	_, err := Load(filepath.Join(t.TempDir(), FileName), env(map[string]string{"MURLOG_SCHEME": "ftp"}))
+	if err == nil || !strings.Contains(err.Error(), "MURLOG_SCHEME") {
+		t.Fatalf("err = %v; want it to name MURLOG_SCHEME", err)
+	}
+}
+
+func TestParseValues(t *testing.T) {
+	p := writeIni(t, "\ufeff; comment\n  web_dir = \"with \\\"quotes\\\" and \\\\\" # trailing\ndata_dir = plain value # comment\r\nmedia_path=/abs/media\n")
+	c, err := Load(p, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Dir(p)
+	if want := filepath.Join(dir, `with "quotes" and \`); c.WebDir != want {
+		t.Errorf("web_dir = %q; want %q", c.WebDir, want)
+	}
+	if want := filepath.Join(dir, "plain value"); c.DataDir != want {
+		t.Errorf("data_dir = %q; want %q", c.DataDir, want)
+	}
+	if c.MediaPath != "/abs/media" {
+		t.Errorf("media_path = %q; want /abs/media", c.MediaPath)
+	}
+}
+
+func TestLocate(t *testing.T) {
+	wd, _ := os.Getwd()
+	for _, tc := range []struct {
+		flag, envv, want string
+	}{
+		{"/etc/m.ini", "/env.ini", "/etc/m.ini"},
+		{"", "/env.ini", "/env.ini"},
+		{"", "", filepath.Join(wd, FileName)},
+		{"rel.ini", "", filepath.Join(wd, "rel.ini")},
+	} {
+		got, err := Locate(tc.flag, env(map[string]string{"MURLOG_CONFIG": tc.envv}))
+		if err != nil || got != tc.want {
+			t.Errorf("Locate(%q, MURLOG_CONFIG=%q) = %q, %v; want %q", tc.flag, tc.envv, got, err, tc.want)
+		}
+	}
+}
+
+func TestWriteRoundTripsAndNeverOverwrites(t *testing.T) {
+	p := filepath.Join(t.TempDir(), FileName)
+	vals := map[string]string{"data_dir": "./da ta", "media_path": "./media", "scheme": "http", "web_dir": `we"ird`}
+	if err := Write(p, vals); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o600 {
+		t.Errorf("mode = %v; want 0600", st.Mode().Perm())
+	}
+	c, err := Load(p, env(nil))
+	if err != nil {
+		t.Fatalf("Load after Write: %v", err)
+	}
+	dir := filepath.Dir(p)
+	if c.DataDir != filepath.Join(dir, "da ta") || c.WebDir != filepath.Join(dir, `we"ird`) || c.Scheme != "http" {
+		t.Errorf("round trip = %+v", c)
+	}
+	if err := Write(p, map[string]string{"data_dir": "/other"}); !errors.Is(err, ErrExists) {
+		t.Errorf("second Write = %v; want ErrExists", err)
+	}
+	c2, _ := Load(p, env(nil))
+	if c2.DataDir != c.DataDir {
+		t.Errorf("second Write changed the file: data_dir %q → %q", c.DataDir, c2.DataDir)
+	}
+	if err := Write(filepath.Join(t.TempDir(), FileName), map[string]string{"bogus": "1"}); err == nil {
+		t.Error("Write with an unknown key succeeded")
+	}
+}
+
+func TestFromValues(t *testing.T) {
+	p := filepath.Join(t.TempDir(), FileName)
+	c, err := FromValues(p, map[string]string{"data_dir": "d", "web_dir": ""})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.DataDir != filepath.Join(filepath.Dir(p), "d") || c.WebDir != Default(p).WebDir {
+		t.Errorf("FromValues = %+v", c)
+	}
+	_, err = FromValues(p, map[string]string{"scheme": "ftp"})
+	var ke *KeyError
+	if !errors.As(err, &ke) || ke.Key != "scheme" {
+		t.Errorf("FromValues(scheme=ftp) = %v; want a KeyError for scheme", err)
+	}
+}
+
+func TestCheckDataDir(t *testing.T) {
+	dir := t.TempDir()
+	c := Default(filepath.Join(dir, FileName))
+	c.DataDir = filepath.Join(dir, "missing")
+	if err := c.CheckDataDir(); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("missing dir: %v", err)
+	}
+	c.DataDir = dir
+	if err := c.CheckDataDir(); err != nil {
+		t.Errorf("writable dir: %v", err)
+	}
+	if os.Geteuid() != 0 {
+		ro := filepath.Join(dir, "ro")
+		os.Mkdir(ro, 0o500)
+		c.DataDir = ro
+		if err := c.CheckDataDir(); err == nil || !strings.Contains(err.Error(), "not writable") {
+			t.Errorf("read-only dir: %v", err)
+		}
+	}
+}
