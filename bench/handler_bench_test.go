@@ -5,6 +5,7 @@ import (
 	"flag"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -108,10 +109,10 @@ func BenchmarkListScaling(b *testing.B) {
 			if _, err := throughput(bs, body, c.owner, *scaleCallers, *scaleRound/2); err != nil {
 				b.Fatalf("warm-up: %v", err)
 			}
-			var seq, par, ratio []float64
+			var seq, par, ratio, seqCPU, parCPU []float64
 			minRatio := 0.0
 			for r := range *scaleRounds {
-				var one, many float64
+				var one, many phase
 				var err1, err2 error
 				if r%2 == 0 {
 					one, err1 = throughput(bs, body, c.owner, 1, *scaleRound)
@@ -123,10 +124,11 @@ func BenchmarkListScaling(b *testing.B) {
 				if err := errors.Join(err1, err2); err != nil {
 					b.Fatal(err)
 				}
-				seq, par = append(seq, one), append(par, many)
-				ratio = append(ratio, many/one)
-				if r == 0 || many/one < minRatio {
-					minRatio = many / one
+				seq, par = append(seq, one.opsPerSec), append(par, many.opsPerSec)
+				seqCPU, parCPU = append(seqCPU, one.cores), append(parCPU, many.cores)
+				ratio = append(ratio, many.opsPerSec/one.opsPerSec)
+				if r == 0 || ratio[r] < minRatio {
+					minRatio = ratio[r]
 				}
 			}
 			b.ReportMetric(0, "ns/op")
@@ -134,14 +136,25 @@ func BenchmarkListScaling(b *testing.B) {
 			b.ReportMetric(median(par), "N-callers-ops/s")
 			b.ReportMetric(median(ratio), "ratio")
 			b.ReportMetric(minRatio, "min-ratio")
+			b.ReportMetric(median(seqCPU), "1-caller-cores")
+			b.ReportMetric(median(parCPU), "N-callers-cores")
 		})
 	}
+}
+
+// phase is the outcome of one throughput run.
+type phase struct {
+	opsPerSec float64
+	// cores is the process's CPU time (user + system) over the wall time:
+	// near GOMAXPROCS when the callers keep every core busy, lower when
+	// they wait on each other (or the machine is busy with other work).
+	cores float64
 }
 
 // throughput runs workers goroutines calling bodies in turn for d and
 // returns the completed calls per second. Each worker finishes its call
 // in flight at the deadline; the elapsed time includes it.
-func throughput(bs *benchSite, bodies [][]byte, owner bool, workers int, d time.Duration) (float64, error) {
+func throughput(bs *benchSite, bodies [][]byte, owner bool, workers int, d time.Duration) (phase, error) {
 	var (
 		ops      atomic.Int64
 		wg       sync.WaitGroup
@@ -164,9 +177,21 @@ func throughput(bs *benchSite, bodies [][]byte, owner bool, workers int, d time.
 			ops.Add(n)
 		})
 	}
+	cpu0 := cpuTime()
 	t0 := time.Now()
 	deadline = t0.Add(d) // published to the workers by close(start)
 	close(start)
 	wg.Wait()
-	return float64(ops.Load()) / time.Since(t0).Seconds(), firstErr
+	wall := time.Since(t0)
+	return phase{opsPerSec: float64(ops.Load()) / wall.Seconds(),
+		cores: (cpuTime() - cpu0).Seconds() / wall.Seconds()}, firstErr
+}
+
+// cpuTime is the CPU time the process has used so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

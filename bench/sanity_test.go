@@ -70,9 +70,9 @@ func TestBenchSite(t *testing.T) {
 		t.Errorf("anonymous posts.create: HTTP %d, want 401", rec.Code)
 	}
 
-	ops, err := throughput(bs, [][]byte{listBody(20)}, false, 4, 50*time.Millisecond)
-	if err != nil || ops <= 0 {
-		t.Errorf("throughput = %v, %v", ops, err)
+	ph, err := throughput(bs, [][]byte{listBody(20)}, false, 4, 50*time.Millisecond)
+	if err != nil || ph.opsPerSec <= 0 {
+		t.Errorf("throughput = %+v, %v", ph, err)
 	}
 }
 
