@@ -266,7 +266,7 @@ func testPublicationPredicate(t *testing.T, open Opener) {
 			t.Errorf("owner listing has %d posts; want all %d", len(owner), len(all))
 		}
 	}
-	check(c.t)                    // exact boundary: published_at == now is public
+	check(c.t)                      // exact boundary: published_at == now is public
 	check(c.t.Add(2 * time.Minute)) // the scheduled post has come out
 	check(c.t.Add(-72 * time.Hour)) // before anything was published
 }
