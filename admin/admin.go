@@ -128,12 +128,6 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 		return
 	}
 	t.Funcs(template.FuncMap{"t": func(k string) string { return i18n.T(p.Lang, k) }})
-	if p.Form == nil {
-		p.Form = map[string]string{}
-	}
-	if p.FieldErrors == nil {
-		p.FieldErrors = map[string]string{}
-	}
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "layout", p); err != nil {
 		httpd.WriteError(w, r, h.deps.Log, murlog.Internal(err))
@@ -147,7 +141,8 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 func (h *Handler) newPage(w http.ResponseWriter, r *http.Request, titleKey string) *page {
 	lang := i18n.Negotiate(r.Header.Get("Accept-Language"))
 	w.Header().Add("Vary", "Accept-Language")
-	return &page{Lang: lang, Title: i18n.T(lang, titleKey), CSRF: h.deps.State().Cookies.EnsureCSRF(w, r)}
+	return &page{Lang: lang, Title: i18n.T(lang, titleKey), CSRF: h.deps.State().Cookies.EnsureCSRF(w, r),
+		Form: map[string]string{}, FieldErrors: map[string]string{}}
 }
 
 // parseForm reads a bounded urlencoded body and checks its CSRF token. On
