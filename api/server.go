@@ -2,6 +2,7 @@ package api
 
 import (
 	"log/slog"
+	"time"
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/auth"
@@ -19,12 +20,17 @@ type Deps struct {
 	Personas *persona.Service
 	Posts    *post.Service
 	Settings *settings.Service
+	// Now is the clock the views use to name a post's state; time.Now when nil.
+	Now func() time.Time
 }
 
 // New returns the JSON-RPC server with every method registered. Method
 // names follow murlog's published namespaces (auth.*, tokens.*, personas.*,
 // posts.*, site.*), so existing scripts keep working.
 func New(d Deps, log *slog.Logger) *Server {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
 	s := &Server{methods: map[string]*method{}, log: log, deps: d}
 	s.registerAuth()
 	s.registerPersonas()

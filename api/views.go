@@ -82,7 +82,7 @@ func (s *Server) postView(ctx context.Context, p *murlog.Post, asOwner bool) (*p
 	if asOwner {
 		src := p.Source
 		v.Source = &src
-		v.State = p.State(time.Now())
+		v.State = p.State(s.deps.Now())
 	}
 	return v, nil
 }

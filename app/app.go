@@ -156,7 +156,7 @@ func (a *App) wire(ctx context.Context, cfg *config.Config, db *sqlite.DB) (*run
 	rt.setup.KeyPair = a.opts.KeyPair
 	cookies := httpd.Cookies{Secure: cfg.Scheme == "https"}
 	rpc := api.New(api.Deps{Site: rt.site, Cookies: cookies, Auth: rt.auth, Personas: persona.New(db),
-		Posts: post.New(db, rt.site), Settings: settings.New(db)}, a.log)
+		Posts: post.New(db, rt.site), Settings: settings.New(db), Now: a.opts.Now}, a.log)
 	rt.api = httpd.Authenticate(rt.auth, cookies, cfg.TrustedProxy, rpc)
 	return rt, nil
 }
