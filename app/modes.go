@@ -85,23 +85,38 @@ func RunCGI(ctx context.Context, o Options) error {
 	if err != nil {
 		// Answer something readable; the detail goes to Apache's error log.
 		o.Logger.Error("murlog cannot start", "err", err)
-		return stdcgi.Serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		return stdcgi.Serve(cgi.StripScript(script, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "murlog cannot start; see the server error log", http.StatusInternalServerError)
-		}))
+		})))
 	}
 	defer a.Close()
-	if dir := entryDir(); dir != "" {
-		h := cgi.Htaccess{Script: filepath.Base(scriptFile()), Base: cgi.BaseOf(script)}
-		if a.Config().Exists {
-			h.DataDir = cgi.DataDirRel(dir, a.Config().DataDir)
-		}
-		if wrote, err := cgi.Ensure(dir, h); err != nil {
-			a.log.Warn("cannot write .htaccess; murlog's files may be reachable from the web", "dir", dir, "err", err)
-		} else if wrote {
-			a.log.Info(".htaccess updated", "dir", dir)
-		}
+	configured := a.Config().Exists
+	a.ensureHtaccess(script)
+	err = stdcgi.Serve(cgi.StripScript(script, a))
+	if !configured && a.Config().Exists {
+		// This request was setup step 1: protect the new data directory now
+		// rather than on the next request.
+		a.ensureHtaccess(script)
 	}
-	return stdcgi.Serve(cgi.StripScript(script, a))
+	return err
+}
+
+// ensureHtaccess makes sure the .htaccess beside the entry point protects
+// murlog's files and routes requests here.
+func (a *App) ensureHtaccess(script string) {
+	dir := entryDir()
+	if dir == "" {
+		return
+	}
+	h := cgi.Htaccess{Script: filepath.Base(scriptFile()), Base: cgi.BaseOf(script)}
+	if a.Config().Exists {
+		h.DataDir = cgi.DataDirRel(dir, a.Config().DataDir)
+	}
+	if wrote, err := cgi.Ensure(dir, h); err != nil {
+		a.log.Warn("cannot write .htaccess; murlog's files may be reachable from the web", "dir", dir, "err", err)
+	} else if wrote {
+		a.log.Info(".htaccess updated", "dir", dir)
+	}
 }
 
 // scriptFile is the CGI entry point on disk: SCRIPT_FILENAME, else this

@@ -7,7 +7,6 @@ package setup
 import (
 	"context"
 	"net"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -78,8 +77,6 @@ func Validate(in *Input) []error {
 	return errs
 }
 
-var hostLabel = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
-
 // ValidateDomain accepts a DNS host name or an IP address, with an optional
 // port (kept, so a test install at 127.0.0.1:8080 generates working URLs).
 func ValidateDomain(d string) error {
@@ -102,11 +99,27 @@ func ValidateDomain(d string) error {
 		return murlog.Invalid("domain", "is too long")
 	}
 	for _, l := range strings.Split(host, ".") {
-		if !hostLabel.MatchString(l) {
+		if !validLabel(l) {
 			return murlog.Invalid("domain", "must be a host name such as example.com")
 		}
 	}
 	return nil
+}
+
+// validLabel checks one DNS label: 1–63 of a-z, 0-9 and '-', not starting
+// or ending with '-'. (A loop rather than a regexp: under CGI every
+// package-level regexp is compiled on every request.)
+func validLabel(l string) bool {
+	if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
+		return false
+	}
+	for i := 0; i < len(l); i++ {
+		c := l[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // Run validates in and completes setup.

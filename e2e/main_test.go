@@ -1,0 +1,81 @@
+// Package e2e drives murlog as a CGI program under a real Apache httpd
+// (see internal/apachetest): the .htaccess block murlog writes, the setup
+// wizard, the API and the protection of murlog's files, end to end.
+//
+// The tests skip when Apache is not installed, except with CI=true, where
+// they fail. The CGI start-up measurements run with MURLOG_BENCH_CGI=1
+// (TestCGITiming) or as BenchmarkCGIProcess.
+package e2e
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"testing"
+
+	"github.com/murlog/murlog/client"
+	"github.com/murlog/murlog/internal/apachetest"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	apachetest.RemoveBuilds()
+	os.Exit(code)
+}
+
+// password is the owner password of every site set up here.
+const password = "correct horse battery"
+
+// setUp starts Apache with a fresh murlog.cgi and runs both setup steps
+// through it; the returned client is logged in as the owner, alice.
+func setUp(t *testing.T) (*apachetest.Server, *client.Client) {
+	t.Helper()
+	s := apachetest.Start(t, apachetest.Options{})
+	ctx := context.Background()
+	c := s.Client()
+	// As the owner does after uploading: open the script itself, which
+	// writes the .htaccess that routes every other path to it.
+	if status, _, body, err := c.Get(ctx, "/"+apachetest.Script); err != nil || status != http.StatusSeeOther {
+		t.Fatalf("first GET /%s: status %d, err %v; want 303\n%s", apachetest.Script, status, err, body)
+	}
+	if err := c.Setup(ctx, s.Addr, "alice", password); err != nil {
+		t.Fatalf("setup through Apache: %v", err)
+	}
+	if err := c.Login(ctx, password); err != nil {
+		t.Fatalf("login through Apache: %v", err)
+	}
+	return s, c
+}
+
+// get fetches path with the given headers, without following redirects.
+func get(t *testing.T, base, path string, header map[string]string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, base+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("GET %s: read body: %v", path, err)
+	}
+	return resp, string(b)
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
