@@ -89,11 +89,11 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*murlog.Post, err
 		return nil, err
 	}
 	err := s.store.Update(ctx, func(tx store.Tx) error {
-		per, err := persona(tx, in.PersonaID)
+		pid, err := personaID(tx, in.PersonaID)
 		if err != nil {
 			return err
 		}
-		p.PersonaID = per.ID
+		p.PersonaID = pid
 		p.CreatedAt, p.UpdatedAt = tx.Now(), tx.Now()
 		p.PublishedAt = resolve(in.PublishedAt, tx.Now())
 		if err := tx.Posts().Create(p); err != nil {
@@ -248,12 +248,12 @@ func (s *Service) List(ctx context.Context, in ListInput) ([]*murlog.Post, strin
 	}
 	var out []*murlog.Post
 	err := s.store.View(ctx, func(tx store.Tx) error {
-		per, err := persona(tx, in.PersonaID)
+		pid, err := personaID(tx, in.PersonaID)
 		if err != nil {
 			return err
 		}
 		// One extra row tells whether another page exists.
-		out, err = tx.Posts().List(store.PostQuery{PersonaID: per.ID, Audience: in.Audience,
+		out, err = tx.Posts().List(store.PostQuery{PersonaID: pid, Audience: in.Audience,
 			Now: tx.Now(), Before: in.Cursor, Limit: in.Limit + 1})
 		return err
 	})
@@ -268,11 +268,17 @@ func (s *Service) List(ctx context.Context, in ListInput) ([]*murlog.Post, strin
 	return out, next, nil
 }
 
-func persona(tx store.Tx, id string) (*murlog.Persona, error) {
+// personaID resolves "" to the primary persona and checks that an explicit
+// id exists.
+func personaID(tx store.Tx, id string) (string, error) {
 	if id == "" {
-		return tx.Personas().Primary()
+		return tx.Personas().PrimaryID()
 	}
-	return tx.Personas().Get(id)
+	p, err := tx.Personas().Get(id)
+	if err != nil {
+		return "", err
+	}
+	return p.ID, nil
 }
 
 // prepare validates p's editable fields and renders its content.

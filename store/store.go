@@ -52,6 +52,9 @@ type Personas interface {
 	Get(id string) (*murlog.Persona, error)
 	GetByUsername(username string) (*murlog.Persona, error)
 	Primary() (*murlog.Persona, error)
+	// PrimaryID returns only the primary persona's id: the hot read paths
+	// need nothing more, and a persona row carries two PEM keys.
+	PrimaryID() (string, error)
 	List() ([]*murlog.Persona, error)
 	Update(p *murlog.Persona) error
 	// AddPostsCount adjusts the cached post counter by delta.

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/murlog/murlog"
@@ -110,6 +111,13 @@ func runServe(args []string, stderr io.Writer) int {
 	})
 	if !ok {
 		return exitUsage
+	}
+	// A resident murlog keeps a live heap of a few MB, so at the default
+	// GOGC=100 the collector runs dozens of times a second under load and
+	// limits how reads scale across cores (docs/benchmarks.md). A larger
+	// ratio costs a few MB; an explicit GOGC still wins.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()

@@ -71,6 +71,12 @@ func (r personas) GetByUsername(username string) (*murlog.Persona, error) {
 
 func (r personas) Primary() (*murlog.Persona, error) { return r.one("is_primary = ?", 1) }
 
+func (r personas) PrimaryID() (string, error) {
+	var id string
+	err := r.t.queryRow("SELECT id FROM personas WHERE is_primary = 1", nil, &id)
+	return id, notFound(err, "persona")
+}
+
 func (r personas) List() ([]*murlog.Persona, error) {
 	rows, err := r.t.query("SELECT " + personaCols + " FROM personas ORDER BY is_primary DESC, id")
 	if err != nil {

@@ -316,3 +316,12 @@ func TestBusyIsUnavailableNotInternal(t *testing.T) {
 		t.Errorf("write while another process holds the lock: %v; want unavailable (retryable), not internal", err)
 	}
 }
+
+func TestParseTags(t *testing.T) {
+	for _, tags := range [][]string{nil, {"a"}, {"go", "日本語", "x_1"}, {`we"ird`, `back\slash`}, {"a,b", `"`}} {
+		got, err := parseTags(tagsJSON(tags))
+		if err != nil || strings.Join(got, "|") != strings.Join(tags, "|") || len(got) != len(tags) {
+			t.Errorf("parseTags(tagsJSON(%q)) = %q, %v", tags, got, err)
+		}
+	}
+}

@@ -110,6 +110,12 @@ func testSettings(t *testing.T, open Opener) {
 func testPersonas(t *testing.T, open Opener) {
 	c := newClock()
 	s := open(t, c.now)
+	view(t, s, func(tx store.Tx) error {
+		if _, err := tx.Personas().PrimaryID(); code(err) != murlog.ENotFound {
+			t.Errorf("PrimaryID with no personas: %v; want not_found", err)
+		}
+		return nil
+	})
 	alice := NewPersona("alice", true, c.t)
 	update(t, s, func(tx store.Tx) error { return tx.Personas().Create(alice) })
 	err := s.Update(ctx, func(tx store.Tx) error { return tx.Personas().Create(NewPersona("ALICE", false, c.t)) })
@@ -126,6 +132,9 @@ func testPersonas(t *testing.T, open Opener) {
 		p, err := tx.Personas().Primary()
 		if err != nil || p.ID != alice.ID {
 			t.Errorf("Primary = %v, %v; want alice", p, err)
+		}
+		if id, err := tx.Personas().PrimaryID(); err != nil || id != alice.ID {
+			t.Errorf("PrimaryID = %q, %v; want alice's id", id, err)
 		}
 		p, err = tx.Personas().GetByUsername("Alice")
 		if err != nil || p.ID != alice.ID || len(p.Fields) != 1 || p.Fields[0].Name != "web" {
