@@ -142,21 +142,7 @@ func (c *Client) FetchCSRF(ctx context.Context) error {
 
 // Get fetches path as a browser would (Accept: text/html).
 func (c *Client) Get(ctx context.Context, path string) (int, http.Header, []byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.BaseURL+path, nil)
-	if err != nil {
-		return 0, nil, nil, err
-	}
-	req.Header.Set("Accept", "text/html")
-	if c.AcceptLanguage != "" {
-		req.Header.Set("Accept-Language", c.AcceptLanguage)
-	}
-	resp, err := c.HTTP.Do(req)
-	if err != nil {
-		return 0, nil, nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header, b, err
+	return c.browse(ctx, http.MethodGet, path, nil)
 }
 
 var csrfField = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
@@ -178,11 +164,23 @@ func (c *Client) SubmitForm(ctx context.Context, path string, values url.Values)
 		v[k] = vs
 	}
 	v.Set("csrf_token", string(m[1]))
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.BaseURL+path, strings.NewReader(v.Encode()))
+	return c.browse(ctx, http.MethodPost, path, v)
+}
+
+// browse makes a browser-like request: Accept text/html, the client's
+// language, and form values as the body when form is not nil.
+func (c *Client) browse(ctx context.Context, method, path string, form url.Values) (int, http.Header, []byte, error) {
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.BaseURL+path, body)
 	if err != nil {
 		return 0, nil, nil, err
 	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
 	req.Header.Set("Accept", "text/html")
 	if c.AcceptLanguage != "" {
 		req.Header.Set("Accept-Language", c.AcceptLanguage)
