@@ -41,6 +41,9 @@ type Options struct {
 	Now func() time.Time
 	// KeyPair makes persona key pairs; RSA-2048 when nil.
 	KeyPair func() (pub, priv string, err error)
+	// OneShot is set under CGI, where the process answers one request:
+	// caches that only pay off across requests are skipped.
+	OneShot bool
 }
 
 // App is a running murlog instance.
@@ -126,7 +129,7 @@ func (a *App) open(ctx context.Context, cfg *config.Config) (*runtime, error) {
 	if err := cfg.CheckDataDir(); err != nil {
 		return nil, err
 	}
-	db, err := sqlite.Open(ctx, cfg.DBPath(), sqlite.Options{Now: a.opts.Now, Logger: a.log})
+	db, err := sqlite.Open(ctx, cfg.DBPath(), sqlite.Options{Now: a.opts.Now, Logger: a.log, OneShot: a.opts.OneShot})
 	if err != nil {
 		return nil, err
 	}

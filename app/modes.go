@@ -80,6 +80,7 @@ func Serve(ctx context.Context, a *App, addr string, ready func(net.Addr)) error
 // protects murlog's files and routes requests here.
 func RunCGI(ctx context.Context, o Options) error {
 	cgi.FixEnv()
+	o.OneShot = true
 	script := os.Getenv("SCRIPT_NAME")
 	a, err := New(ctx, o)
 	if err != nil {
@@ -93,6 +94,9 @@ func RunCGI(ctx context.Context, o Options) error {
 	configured := a.Config().Exists
 	a.ensureHtaccess(script)
 	err = stdcgi.Serve(cgi.StripScript(script, a))
+	// The response is complete once stdout closes; Apache need not wait
+	// for the rest (closing the database checkpoints its WAL).
+	os.Stdout.Close()
 	if !configured && a.Config().Exists {
 		// This request was setup step 1: protect the new data directory now
 		// rather than on the next request.

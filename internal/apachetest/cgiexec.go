@@ -38,6 +38,9 @@ type CGIResponse struct {
 	Body    []byte
 	Stderr  []byte
 	Elapsed time.Duration // fork to exit
+	// Responded is fork to the end of the response (stdout closed): what
+	// the client waits for. A program may close stdout before exiting.
+	Responded time.Duration
 }
 
 // Do runs one request. requestURI is the public URL path and query
@@ -112,15 +115,28 @@ func (c *CGI) Do(method, requestURI string, header http.Header, body []byte) (*C
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.Stdin = bytes.NewReader(body)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
 	if c.Credential != nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.Credential}
 	}
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
 	t0 := time.Now()
-	err = cmd.Run()
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	var stdout bytes.Buffer
+	_, rerr := stdout.ReadFrom(pipe)
+	responded := time.Since(t0)
+	err = cmd.Wait()
 	elapsed := time.Since(t0)
-	resp := &CGIResponse{Stderr: stderr.Bytes(), Elapsed: elapsed}
+	if err == nil {
+		err = rerr
+	}
+	resp := &CGIResponse{Stderr: stderr.Bytes(), Elapsed: elapsed, Responded: responded}
 	if err != nil {
 		return resp, fmt.Errorf("%s: %v\nstderr: %s", c.Program, err, stderr.Bytes())
 	}

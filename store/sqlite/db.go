@@ -43,6 +43,10 @@ type Options struct {
 	SnapshotDir string
 	// Logger receives migration notices; slog.Default() when nil.
 	Logger *slog.Logger
+	// OneShot says the process serves a single request (CGI): prepared
+	// statements are not kept for reuse, since there is no next request
+	// and keeping them costs a second prepare.
+	OneShot bool
 }
 
 // DB is the SQLite store. It implements store.Store.
@@ -101,6 +105,7 @@ func Open(ctx context.Context, path string, o Options) (*DB, error) {
 	db.r.SetMaxOpenConns(o.Readers)
 	db.r.SetMaxIdleConns(o.Readers)
 	db.wc.db, db.rc.db = db.w, db.r
+	db.wc.off, db.rc.off = o.OneShot, o.OneShot
 
 	if err := db.migrate(ctx); err != nil {
 		db.Close()
@@ -191,7 +196,9 @@ func (t *tx) stmt(query string) (*sql.Stmt, error) {
 	if s, ok := t.cache.m.Load(query); ok {
 		return t.tx.StmtContext(t.ctx, s.(*sql.Stmt)), nil
 	}
-	t.missed = append(t.missed, query)
+	if !t.cache.off {
+		t.missed = append(t.missed, query)
+	}
 	return t.tx.PrepareContext(t.ctx, query)
 }
 
@@ -237,9 +244,10 @@ func (t *tx) queryRow(query string, args []any, dest ...any) error {
 
 // stmtCache holds one *sql.Stmt per query text for a pool.
 type stmtCache struct {
-	db *sql.DB
-	m  sync.Map // string → *sql.Stmt
-	mu sync.Mutex
+	db  *sql.DB
+	off bool     // OneShot: never fill the cache
+	m   sync.Map // string → *sql.Stmt
+	mu  sync.Mutex
 }
 
 // prepareMissed prepares queries a finished transaction used uncached.
