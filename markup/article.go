@@ -6,9 +6,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/yuin/goldmark"
-	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
-	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/renderer/html"
@@ -20,8 +17,9 @@ import (
 // strikethrough, autolinks, task lists) plus footnotes, with stable heading
 // ids. Raw HTML is let through by goldmark but the whole output is then
 // sanitized, so the policy alone decides what reaches readers. Finally
-// hashtags and mentions in ordinary text are linked and collected; text in
-// links, code spans and code blocks is left alone.
+// hashtags and mentions in ordinary text are linked and collected, and bare
+// URLs, "www." hosts and e-mail addresses become links (GFM's autolinks);
+// text in links, code spans and code blocks is left alone.
 func (r *Renderer) Article(markdown string) Result {
 	if !utf8.ValidString(markdown) {
 		markdown = strings.ToValidUTF8(markdown, "\uFFFD")
@@ -37,65 +35,68 @@ func (r *Renderer) Article(markdown string) Result {
 		// disagrees, showing the source as a plain note is still safe.
 		return r.Note(markdown)
 	}
-	clean := r.sanitizer().Sanitize(buf.String())
+	clean, ok := sanitizeHTML(buf.String())
+	if !ok {
+		// Markdown nested too deeply for the HTML parser (hundreds of
+		// block quotes, say): the source as a plain note is still safe.
+		return r.Note(markdown)
+	}
 
 	var b strings.Builder
 	b.Grow(len(clean) + len(clean)/8)
-	l := linker{r: r, b: &b}
+	l := linker{r: r, b: &b, auto: true}
 	linkifyHTML(&l, clean)
 	return Result{HTML: b.String(), Tags: l.c.tags, Mentions: l.c.mentions}
 }
 
-// markdown returns the goldmark instance, building it on first use.
+// markdown returns the goldmark instance, building it on first use. GFM
+// tables, strikethrough, task lists and footnotes come from murlog's own
+// plug-ins (gfm_*.go) rather than goldmark/extension, whose package
+// initialisation would cost every CGI request; bare URLs and e-mail
+// addresses are linked after sanitizing, by linkifyHTML.
 func (r *Renderer) markdown() goldmark.Markdown {
 	r.mdOnce.Do(func() {
 		r.md = goldmark.New(
-			goldmark.WithExtensions(
-				extension.NewTable(extension.WithTableCellAlignMethod(extension.TableCellAlignAttribute)),
-				extension.Strikethrough,
-				extension.NewLinkify(extension.WithLinkifyAllowedProtocols([]string{"http:", "https:"})),
-				extension.TaskList,
-				extension.Footnote,
-				// Japanese paragraphs wrapped in the source must not gain
-				// spaces between characters.
-				extension.NewCJK(extension.WithEastAsianLineBreaks(), extension.WithEscapedSpace()),
+			goldmark.WithParserOptions(
+				parser.WithAutoHeadingID(),
+				// "\ " separates emphasis from CJK text without a space.
+				parser.WithEscapedSpace(),
+				parser.WithBlockParsers(util.Prioritized(footnoteDefParser{}, 999)),
+				parser.WithInlineParsers(
+					// Both before the link parser (200), which also
+					// triggers on '['.
+					util.Prioritized(taskBoxParser{}, 50),
+					util.Prioritized(footnoteRefParser{}, 150),
+					util.Prioritized(strikethroughParser{}, 500),
+				),
+				parser.WithParagraphTransformers(util.Prioritized(tableParagraphTransformer{}, 200)),
+				parser.WithASTTransformers(
+					util.Prioritized(tableCodeTransformer{}, 100),
+					util.Prioritized(footnoteTransformer{}, 200),
+				),
 			),
-			goldmark.WithParserOptions(parser.WithAutoHeadingID()),
 			goldmark.WithRendererOptions(
 				html.WithUnsafe(),
-				// Lower priority values register last and win over the
-				// TaskList extension's own renderer.
-				renderer.WithNodeRenderers(util.Prioritized(taskBoxRenderer{}, 100)),
+				// Japanese paragraphs wrapped in the source must not gain
+				// spaces between characters.
+				html.WithEastAsianLineBreaks(html.EastAsianLineBreaksSimple),
+				html.WithWriter(html.NewWriter(html.WithEscapedSpace())),
+				renderer.WithNodeRenderers(
+					util.Prioritized(tableRenderer{}, 500),
+					util.Prioritized(gfmInlineRenderer{}, 500),
+					util.Prioritized(footnoteRenderer{}, 500),
+				),
 			),
 		)
 	})
 	return r.md
 }
 
-// taskBoxRenderer renders GFM task list boxes as ☐ and ☑ instead of
-// <input type="checkbox">: the sanitizer allows no form controls, and remote
-// servers would strip them from federated copies anyway.
-type taskBoxRenderer struct{}
-
-// RegisterFuncs implements renderer.NodeRenderer.
-func (taskBoxRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
-	reg.Register(east.KindTaskCheckBox, func(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if entering {
-			if n.(*east.TaskCheckBox).IsChecked {
-				_, _ = w.WriteString("\u2611 ")
-			} else {
-				_, _ = w.WriteString("\u2610 ")
-			}
-		}
-		return ast.WalkContinue, nil
-	})
-}
-
-// linkifyHTML copies sanitized HTML to l.b, linking hashtags, mentions and
-// bare URLs in text nodes outside <a>, <code> and <pre>. It works on tokens,
-// never on raw markup, so a '#' inside an attribute can never be touched.
-// Tags are copied byte for byte: the input is the sanitizer's output, which
-// is already well formed.
+// linkifyHTML copies sanitized HTML to l.b, linking hashtags, mentions,
+// bare URLs and (with l.auto) e-mail addresses in text nodes outside <a>,
+// <code> and <pre>. It works on tokens, never on raw markup, so a '#'
+// inside an attribute can never be touched. Tags are copied byte for byte:
+// the input is the sanitizer's output, which is already well formed.
 func linkifyHTML(l *linker, src string) {
 	z := xhtml.NewTokenizer(strings.NewReader(src))
 	skip := 0    // depth of elements whose text must stay as is

@@ -56,7 +56,7 @@ func BenchmarkNote(b *testing.B) {
 
 func BenchmarkArticle(b *testing.B) {
 	r := testRenderer()
-	r.Article(benchArticle) // build goldmark and the policy outside the timing
+	r.Article(benchArticle) // build goldmark outside the timing
 	b.SetBytes(int64(len(benchArticle)))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -65,7 +65,7 @@ func BenchmarkArticle(b *testing.B) {
 }
 
 // BenchmarkArticleCold measures a CGI-style request: a fresh Renderer that
-// must build goldmark and the sanitizer policy before rendering.
+// must build goldmark before rendering.
 func BenchmarkArticleCold(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {

@@ -153,6 +153,8 @@ func FuzzArticle(f *testing.F) {
 		f.Add(s)
 	}
 	f.Add("# h\n\n[x](javascript:alert(1))\n\n<iframe src=x></iframe>\n\n```go\n#x\n```\n\n- [ ] t\n\n|a|\n|-|\n|b|\n\nf[^1]\n\n[^1]: n")
+	f.Add("x\n| a | `b\\|c` |\n|:-:|--:|\n| ~~d~~ | e | f |\ng\n\n- [x] t[^a]\n  - [ ]\n\n![^a]\n\n[^a]: - l\n    > q\n\n[^A]: dup")
+	f.Add("日本語の\n文章。**太郎**\\ さん www.example.com bob@example.org <a href=x>[^1]</a>\n\n[^1]:\n    late")
 	r := testRenderer()
 	f.Fuzz(func(t *testing.T, in string) {
 		checkSafe(t, in, r.Article(in).HTML, articleElements)

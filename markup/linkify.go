@@ -13,6 +13,10 @@ type linker struct {
 	r *Renderer
 	b *strings.Builder
 	c collector
+	// auto also links "www." hosts and e-mail addresses, as GFM's
+	// autolink extension does for articles. Notes keep Mastodon's rules,
+	// under which "bob@example.com" stays text.
+	auto bool
 }
 
 // text writes s to l.b. prev is the rune just before s in the surrounding
@@ -22,8 +26,12 @@ type linker struct {
 // callers can carry the context into the next text node.
 func (l *linker) text(s string, prev rune, br bool) rune {
 	flushed := 0
+	triggers := "#@hH"
+	if l.auto {
+		triggers = "#@hHwW"
+	}
 	for i := 0; i < len(s); {
-		j := strings.IndexAny(s[i:], "#@hH")
+		j := strings.IndexAny(s[i:], triggers)
 		if j < 0 {
 			break
 		}
@@ -38,7 +46,14 @@ func (l *linker) text(s string, prev rune, br bool) rune {
 			if urlBoundary(p) {
 				if end = scanURL(s, j); end > 0 {
 					escapeHTML(l.b, s[flushed:j], br)
-					l.url(s[j:end])
+					l.url(s[j:end], s[j:end])
+				}
+			}
+		case 'w', 'W':
+			if wwwBoundary(p) {
+				if end = scanWWW(s, j); end > 0 {
+					escapeHTML(l.b, s[flushed:j], br)
+					l.url("http://"+s[j:end], s[j:end])
 				}
 			}
 		case '#':
@@ -54,6 +69,13 @@ func (l *linker) text(s string, prev rune, br bool) rune {
 				if user, host, end = scanMention(s, j); end > 0 {
 					escapeHTML(l.b, s[flushed:j], br)
 					l.mention(user, host)
+				}
+			}
+			if end == 0 && l.auto {
+				var start int
+				if start, end = scanEmail(s, flushed, j, prev); end > 0 {
+					escapeHTML(l.b, s[flushed:start], br)
+					l.email(s[start:end])
 				}
 			}
 		}
@@ -75,12 +97,22 @@ func (l *linker) text(s string, prev rune, br bool) rune {
 // owner links to, no window.opener access, and no Referer leak.
 const linkRel = `rel="nofollow noopener noreferrer" target="_blank"`
 
-// url writes a link to u, showing u itself as the link text.
-func (l *linker) url(u string) {
+// url writes a link to u showing text.
+func (l *linker) url(u, text string) {
 	l.b.WriteString(`<a href="`)
 	escapeHTML(l.b, u, false)
 	l.b.WriteString(`" ` + linkRel + `>`)
-	escapeHTML(l.b, u, false)
+	escapeHTML(l.b, text, false)
+	l.b.WriteString(`</a>`)
+}
+
+// email writes a mailto link to addr, with the rel the sanitizer gives
+// links that do not leave for another site.
+func (l *linker) email(addr string) {
+	l.b.WriteString(`<a href="mailto:`)
+	escapeHTML(l.b, addr, false)
+	l.b.WriteString(`" rel="nofollow noreferrer">`)
+	escapeHTML(l.b, addr, false)
 	l.b.WriteString(`</a>`)
 }
 
@@ -187,7 +219,20 @@ func scanURL(s string, i int) int {
 	default:
 		return 0
 	}
-	start := i + n
+	return scanURLRest(s, i+n)
+}
+
+// scanWWW returns the end of the "www." host (and path) starting at s[i],
+// or 0; it follows the same rules as scanURL.
+func scanWWW(s string, i int) int {
+	if !hasPrefixFold(s[i:], "www.") {
+		return 0
+	}
+	return scanURLRest(s, i+len("www."))
+}
+
+// scanURLRest returns the end of a URL whose host starts at s[start], or 0.
+func scanURLRest(s string, start int) int {
 	if start >= len(s) || !isASCIIAlnum(s[start]) {
 		return 0
 	}
@@ -238,6 +283,63 @@ var urlChars = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// wwwBoundary reports whether a "www." link may start right after p: as
+// in GFM, at the start of text, after whitespace or after one of "*_~(",
+// and, as for URLs, right after non-ASCII text such as Japanese. Unlike a
+// URL with its scheme, "www." inside "foo.www.example" is not a link.
+func wwwBoundary(p rune) bool {
+	return p == 0 || p >= utf8.RuneSelf || unicode.IsSpace(p) || strings.ContainsRune("*_~(", p)
+}
+
+// scanEmail finds an e-mail address around the '@' at s[at], as GFM's
+// extended autolinks do: a local part of ASCII letters, digits and ".-_+"
+// not starting before lo (where the text not yet written starts), and a
+// domain of letters, digits, '-' and '_' with at least one dot that does
+// not end in '-' or '_' and whose last label has a letter. A trailing '.'
+// ends the sentence. prev is the rune before s. It returns the address
+// bounds, or end 0.
+func scanEmail(s string, lo, at int, prev rune) (start, end int) {
+	start = at
+	for start > lo && (isASCIIAlnum(s[start-1]) || strings.IndexByte(".-_+", s[start-1]) >= 0) {
+		start--
+	}
+	if start == at || (start == lo && lo > 0) {
+		// No local part, or it would continue a link just written.
+		return 0, 0
+	}
+	p := prev
+	if start > 0 {
+		p, _ = utf8.DecodeLastRuneInString(s[:start])
+	}
+	if !urlBoundary(p) || p == '/' || p == '&' || p == '=' {
+		return 0, 0
+	}
+	end = at + 1
+	for end < len(s) && (isASCIIAlnum(s[end]) || s[end] == '-' || s[end] == '_' || s[end] == '.') {
+		end++
+	}
+	for end > at+1 && s[end-1] == '.' {
+		end--
+	}
+	domain := s[at+1 : end]
+	if domain == "" || domain[0] == '.' || !strings.Contains(domain, ".") || strings.Contains(domain, "..") {
+		return 0, 0
+	}
+	if c := domain[len(domain)-1]; c == '-' || c == '_' {
+		return 0, 0
+	}
+	if tld := domain[strings.LastIndexByte(domain, '.')+1:]; !strings.ContainsFunc(tld, func(r rune) bool {
+		return r < utf8.RuneSelf && isASCIIAlpha(byte(r))
+	}) {
+		// "v1.2@3.4" is a version, not an address.
+		return 0, 0
+	}
+	if end < len(s) && s[end] == '@' {
+		return 0, 0
+	}
+	return start, end
+}
 
 // scanTag returns the end of the hashtag whose '#' is at s[i], or 0. A tag
 // is a run of letters, digits, combining marks and underscores in any

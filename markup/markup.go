@@ -3,8 +3,8 @@
 // Notes are plain text rendered the way Mastodon renders plain-text statuses:
 // everything is escaped, and only URLs, #hashtags and @user@host mentions
 // become links. Articles are Markdown rendered with goldmark and then passed
-// through a bluemonday allow-list policy, so raw HTML in the source can never
-// smuggle in scripts, event handlers or dangerous URLs.
+// through an allow-list sanitizer (sanitize.go), so raw HTML in the source
+// can never smuggle in scripts, event handlers or dangerous URLs.
 //
 // The package keeps no mutable global state and does no work at init time:
 // murlog may run as a CGI program, where every request pays for package
@@ -16,7 +16,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/microcosm-cc/bluemonday"
 	"github.com/yuin/goldmark"
 )
 
@@ -59,22 +58,19 @@ type Result struct {
 }
 
 // Renderer renders notes and articles. It is safe for concurrent use, and
-// its zero value uses the default link URLs. The Markdown engine and the
-// sanitizer policy are built on first use, so a Renderer that only renders
-// notes never pays for them.
+// its zero value uses the default link URLs. The Markdown engine is built on
+// first use, so a Renderer that only renders notes never pays for it; the
+// sanitizer policy is plain code and needs no building at all.
 type Renderer struct {
 	tagURL     func(tag string) string
 	mentionURL func(user, host string) string
 
 	mdOnce sync.Once
 	md     goldmark.Markdown
-
-	policyOnce sync.Once
-	policy     *bluemonday.Policy
 }
 
 // New returns a Renderer using o. It is cheap: nothing heavy is built until
-// Article or Sanitize is first called.
+// Article is first called.
 func New(o Options) *Renderer {
 	return &Renderer{tagURL: o.TagURL, mentionURL: o.MentionURL}
 }
