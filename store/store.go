@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/queue"
 )
 
 // Store runs transactions. A write is one transaction: everything a service
@@ -34,6 +35,17 @@ type Tx interface {
 	Sessions() Sessions
 	Tokens() Tokens
 	LoginAttempts() LoginAttemptsRepo
+	// Jobs enqueues jobs in this transaction: they become visible to
+	// workers exactly when the write that caused them commits.
+	Jobs() Jobs
+}
+
+// Jobs is transactional enqueue. With the embedded queue the jobs are
+// rows of the same database; with an external broker they are an outbox
+// that a relay forwards after commit.
+type Jobs interface {
+	// Enqueue adds jobs; ids that exist are skipped.
+	Enqueue(jobs ...queue.Job) error
 }
 
 // Settings is the key/value table of application settings.

@@ -58,6 +58,15 @@ type DB struct {
 	now    func() time.Time
 	opts   Options
 	log    *slog.Logger
+	woken  chan struct{} // signalled after a commit that enqueued jobs
+
+	// pending holds queue metric deltas from committed transactions that
+	// did not write metrics themselves (enqueues: an extra statement in
+	// every enqueue would cost a fifth of its time). The next transaction
+	// that writes metrics anyway (a claim or an ack) carries them, and
+	// Close flushes what is left.
+	pmu     sync.Mutex
+	pending metrics
 }
 
 var _ store.Store = (*DB)(nil)
@@ -84,7 +93,7 @@ func Open(ctx context.Context, path string, o Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
-	db := &DB{path: abs, now: o.Now, opts: o, log: o.Logger}
+	db := &DB{path: abs, now: o.Now, opts: o, log: o.Logger, woken: make(chan struct{}, 1)}
 
 	busy := fmt.Sprint(o.BusyTimeout.Milliseconds())
 	base := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?_busy_timeout=" + busy + "&_foreign_keys=1"
@@ -119,6 +128,10 @@ func (db *DB) Path() string { return db.path }
 
 // Close closes both pools.
 func (db *DB) Close() error {
+	if db.takePending() != nil {
+		// Best effort: losing a few enqueue counts is not worth failing Close.
+		db.Update(context.Background(), func(st store.Tx) error { return st.(*tx).flushMetrics(metrics{}) })
+	}
 	db.wc.close()
 	db.rc.close()
 	return errors.Join(db.r.Close(), db.w.Close())
@@ -139,7 +152,7 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, cache *stmtCache, opts *sql
 	if err != nil {
 		return mapErr(err)
 	}
-	t := &tx{ctx: ctx, tx: stx, cache: cache, now: db.now().UTC().Truncate(time.Microsecond)}
+	t := &tx{ctx: ctx, db: db, tx: stx, cache: cache, now: db.now().UTC().Truncate(time.Microsecond)}
 	// Runs last: the connection is back in the pool by then.
 	defer func() { cache.prepareMissed(t.missed) }()
 	defer func() {
@@ -150,12 +163,41 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, cache *stmtCache, opts *sql
 	}()
 	if err := fn(t); err != nil {
 		stx.Rollback()
+		db.addPending(t.carried)
 		return err
 	}
 	if err := stx.Commit(); err != nil {
+		db.addPending(t.carried)
 		return mapErr(err)
 	}
+	db.addPending(t.later)
+	if t.enqueued {
+		db.wake()
+	}
 	return nil
+}
+
+func (db *DB) addPending(m metrics) {
+	if len(m) == 0 {
+		return
+	}
+	db.pmu.Lock()
+	defer db.pmu.Unlock()
+	if db.pending == nil {
+		db.pending = metrics{}
+	}
+	for k, v := range m {
+		db.pending[k] += v
+	}
+}
+
+// takePending returns and clears the pending deltas (nil when none).
+func (db *DB) takePending() metrics {
+	db.pmu.Lock()
+	defer db.pmu.Unlock()
+	p := db.pending
+	db.pending = nil
+	return p
 }
 
 // Snapshot writes a consistent copy of the database to dst with VACUUM INTO.
@@ -169,11 +211,15 @@ func (db *DB) Snapshot(ctx context.Context, dst string) error {
 
 // tx implements store.Tx over one *sql.Tx.
 type tx struct {
-	ctx    context.Context
-	tx     *sql.Tx
-	cache  *stmtCache
-	now    time.Time
-	missed []string // queries to add to the cache once the connection is free
+	ctx      context.Context
+	tx       *sql.Tx
+	cache    *stmtCache
+	now      time.Time
+	missed   []string // queries to add to the cache once the connection is free
+	enqueued bool     // wake workers after commit
+	db       *DB
+	later    metrics // metric deltas to hand to db.pending after commit
+	carried  metrics // db.pending taken into this transaction; given back if it fails
 }
 
 func (t *tx) Now() time.Time                         { return t.now }
@@ -183,6 +229,7 @@ func (t *tx) Posts() store.Posts                     { return posts{t} }
 func (t *tx) Sessions() store.Sessions               { return sessions{t} }
 func (t *tx) Tokens() store.Tokens                   { return tokens{t} }
 func (t *tx) LoginAttempts() store.LoginAttemptsRepo { return loginAttempts{t} }
+func (t *tx) Jobs() store.Jobs                       { return jobs{t} }
 
 // stmt returns the prepared statement for query bound to this transaction.
 // Statements are prepared once per connection and reused, which saves the

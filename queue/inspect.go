@@ -1,0 +1,77 @@
+package queue
+
+import (
+	"context"
+	"time"
+)
+
+// State is where a job is in its life.
+type State string
+
+const (
+	StatePending   State = "pending"   // runnable now
+	StateScheduled State = "scheduled" // waiting for RunAt (a delay or a retry's backoff)
+	StateRunning   State = "running"   // claimed by a worker
+	StateDone      State = "done"      // succeeded; kept CompletedRetention, then deleted
+	StateDead      State = "dead"      // failed for good; kept until retried or dismissed
+)
+
+// Valid reports whether s is a known state.
+func (s State) Valid() bool {
+	switch s {
+	case StatePending, StateScheduled, StateRunning, StateDone, StateDead:
+		return true
+	}
+	return false
+}
+
+// CompletedRetention is how long done jobs are kept for inspection.
+const CompletedRetention = 7 * 24 * time.Hour
+
+// StaleAfter is how long a job may stay running before it is presumed
+// abandoned (a CGI worker killed by the host) and made runnable again.
+const StaleAfter = 5 * time.Minute
+
+// Info is a job as the owner inspects it.
+type Info struct {
+	Job
+	State      State
+	StartedAt  *time.Time
+	FinishedAt *time.Time
+}
+
+// Count is the number of jobs of one topic in one state.
+type Count struct {
+	Topic string
+	State State
+	N     int
+}
+
+// ListQuery selects jobs for inspection, newest first.
+type ListQuery struct {
+	State  State  // "" for all
+	Topic  string // "" for all
+	Before string // cursor: the last id of the previous page
+	Limit  int
+}
+
+// Inspector is what the owner's tools, metrics and the worker need beyond
+// the queue itself. The SQLite adapter implements it; broker adapters
+// implement what their engine can answer.
+type Inspector interface {
+	// Counts returns job counts by topic and state.
+	Counts(ctx context.Context) ([]Count, error)
+	// Runnable counts pending jobs whose time has come (the adaptive
+	// concurrency signal, and what makes a CGI request spawn a worker).
+	Runnable(ctx context.Context) (int, error)
+	List(ctx context.Context, q ListQuery) ([]*Info, error)
+	// Retry makes a dead job pending again with a fresh attempt count.
+	Retry(ctx context.Context, id string) error
+	// Dismiss deletes a dead job.
+	Dismiss(ctx context.Context, id string) error
+	// RecoverStale makes jobs running longer than olderThan runnable again
+	// (their attempt stays counted; past MaxAttempts they go dead).
+	RecoverStale(ctx context.Context, olderThan time.Duration) (int, error)
+	// Cleanup deletes done jobs finished before the cutoff.
+	Cleanup(ctx context.Context, before time.Time) (int, error)
+}

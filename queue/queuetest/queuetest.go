@@ -1,0 +1,473 @@
+// Package queuetest is the contract every queue adapter meets. An
+// adapter's tests call Run with a function that opens a fresh, empty queue
+// on a settable clock; broker adapters added later run the same suite
+// against their real engine.
+package queuetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/queue"
+)
+
+// Clock is a settable time source shared by the test and the adapter.
+type Clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// NewClock starts at a fixed instant.
+func NewClock() *Clock { return &Clock{t: time.Date(2026, 4, 10, 12, 0, 0, 0, time.UTC)} }
+
+// Now returns the current test time.
+func (c *Clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+
+// Add moves the clock forward.
+func (c *Clock) Add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
+
+// Subject is what an adapter hands the suite.
+type Subject interface {
+	queue.Queue
+	queue.Inspector
+}
+
+// Opener returns a new empty queue whose clock is c.
+type Opener func(t *testing.T, c *Clock) Subject
+
+// Run runs the contract.
+func Run(t *testing.T, open Opener) {
+	for _, tc := range []struct {
+		name string
+		fn   func(*testing.T, Subject, *Clock)
+	}{
+		{"EnqueueIsIdempotent", testIdempotent},
+		{"RefusesBadJobs", testRefusesBadJobs},
+		{"PriorityThenAge", testPriority},
+		{"DelayedJobs", testDelayed},
+		{"TopicFilter", testTopics},
+		{"AckSuccess", testAckSuccess},
+		{"RetryBacksOffThenDies", testRetry},
+		{"DeadLettersRetryAndDismiss", testDeadLetters},
+		{"ReleasedIsNotCounted", testReleased},
+		{"LateAckIsFenced", testFencing},
+		{"StaleRecovery", testStale},
+		{"ClaimsAreExclusive", testExclusive},
+		{"DequeueBlocksUntilEnqueue", testBlocking},
+		{"CleanupKeepsRecent", testCleanup},
+		{"ListAndCounts", testList},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := NewClock()
+			tc.fn(t, open(t, c), c)
+		})
+	}
+}
+
+var ctx = context.Background()
+
+func job(topic string) queue.Job { return queue.NewJob(topic, []byte(`{"n":1}`)) }
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func claim(t *testing.T, q Subject, max int, topics ...string) []*queue.Job {
+	t.Helper()
+	js, err := q.DequeueBatch(ctx, topics, max)
+	must(t, err)
+	return js
+}
+
+func state(t *testing.T, q Subject, id string) *queue.Info {
+	t.Helper()
+	for _, st := range []queue.State{queue.StatePending, queue.StateScheduled, queue.StateRunning, queue.StateDone, queue.StateDead} {
+		infos, err := q.List(ctx, queue.ListQuery{State: st, Limit: 100})
+		must(t, err)
+		for _, in := range infos {
+			if in.ID == id {
+				return in
+			}
+		}
+	}
+	return nil
+}
+
+func testIdempotent(t *testing.T, q Subject, c *Clock) {
+	j := job("test.echo")
+	j.Headers = map[string]string{"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}
+	must(t, q.Enqueue(ctx, j))
+	dup := j
+	dup.Payload = []byte(`{"n":2}`)
+	must(t, q.Enqueue(ctx, dup))
+	must(t, q.EnqueueBatch(ctx, []queue.Job{dup, dup}))
+	js := claim(t, q, 10)
+	if len(js) != 1 || string(js[0].Payload) != `{"n":1}` {
+		t.Fatalf("after enqueueing one id four times, claimed %d jobs (payload %q); want 1 with the first payload", len(js), payloadOf(js))
+	}
+	if js[0].Attempt != 1 || js[0].Headers["traceparent"] != j.Headers["traceparent"] || !js[0].EnqueuedAt.Equal(c.Now()) {
+		t.Errorf("claimed %+v; want attempt 1, the traceparent header, enqueued_at now", js[0])
+	}
+}
+
+func payloadOf(js []*queue.Job) string {
+	if len(js) == 0 {
+		return ""
+	}
+	return string(js[0].Payload)
+}
+
+func testRefusesBadJobs(t *testing.T, q Subject, c *Clock) {
+	big := job("test.big")
+	big.Payload = make([]byte, queue.MaxPayload+1)
+	for _, tc := range []struct {
+		name string
+		j    queue.Job
+	}{
+		{"no id", queue.Job{Topic: "x", Payload: []byte("{}")}},
+		{"bad topic", job("Bad Topic")},
+		{"dead topic", job("x.dead")},
+		{"oversized payload", big},
+		{"priority", func() queue.Job { j := job("x"); j.Priority = 10; return j }()},
+	} {
+		err := q.Enqueue(ctx, tc.j)
+		if murlog.ErrorCode(err) != murlog.EInvalid {
+			t.Errorf("%s: Enqueue = %v; want an invalid error", tc.name, err)
+		}
+	}
+	good := job("x")
+	err := q.EnqueueBatch(ctx, []queue.Job{good, job("Bad Topic")})
+	if murlog.ErrorCode(err) != murlog.EInvalid {
+		t.Errorf("batch with one bad job = %v; want invalid", err)
+	}
+	if js := claim(t, q, 10); len(js) != 0 {
+		t.Errorf("a refused batch left %d jobs; want none (all or nothing)", len(js))
+	}
+}
+
+func testPriority(t *testing.T, q Subject, c *Clock) {
+	var want []string
+	var all []queue.Job
+	for _, p := range []int{9, 0, 5, 0, 5} {
+		j := job("x")
+		j.Priority = p
+		all = append(all, j)
+	}
+	must(t, q.EnqueueBatch(ctx, all))
+	order := append([]queue.Job(nil), all...)
+	sort.SliceStable(order, func(a, b int) bool { return order[a].Priority < order[b].Priority })
+	for _, j := range order {
+		want = append(want, j.ID)
+	}
+	var got []string
+	for _, j := range claim(t, q, 3) {
+		got = append(got, j.ID)
+	}
+	for _, j := range claim(t, q, 3) {
+		got = append(got, j.ID)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("claim order %v; want priority then age %v", got, want)
+	}
+}
+
+func testDelayed(t *testing.T, q Subject, c *Clock) {
+	d := job("x")
+	d.Delay = time.Minute
+	at := job("x")
+	at.RunAt = c.Now().Add(2 * time.Minute)
+	must(t, q.EnqueueBatch(ctx, []queue.Job{d, at}))
+	if js := claim(t, q, 10); len(js) != 0 {
+		t.Fatalf("claimed %d delayed jobs before their time", len(js))
+	}
+	if n, _ := q.Runnable(ctx); n != 0 {
+		t.Errorf("Runnable = %d with only future jobs; want 0", n)
+	}
+	c.Add(time.Minute)
+	if n, _ := q.Runnable(ctx); n != 1 {
+		t.Errorf("Runnable = %d after one came due; want 1", n)
+	}
+	if js := claim(t, q, 10); len(js) != 1 || js[0].ID != d.ID {
+		t.Errorf("after 1 minute claimed %d; want the delayed job", len(js))
+	}
+	c.Add(time.Minute)
+	if js := claim(t, q, 10); len(js) != 1 || js[0].ID != at.ID {
+		t.Errorf("after 2 minutes claimed %d; want the RunAt job", len(js))
+	}
+}
+
+func testTopics(t *testing.T, q Subject, c *Clock) {
+	must(t, q.EnqueueBatch(ctx, []queue.Job{job("a.one"), job("b.two"), job("a.one")}))
+	if js := claim(t, q, 10, "b.two"); len(js) != 1 || js[0].Topic != "b.two" {
+		t.Errorf("claim(b.two) = %d jobs", len(js))
+	}
+	if js := claim(t, q, 10); len(js) != 2 {
+		t.Errorf("claim(all) = %d; want the 2 a.one jobs", len(js))
+	}
+}
+
+func testAckSuccess(t *testing.T, q Subject, c *Clock) {
+	must(t, q.Enqueue(ctx, job("x")))
+	j := claim(t, q, 1)[0]
+	if in := state(t, q, j.ID); in == nil || in.State != queue.StateRunning || in.StartedAt == nil {
+		t.Fatalf("claimed job state = %+v; want running with started_at", in)
+	}
+	c.Add(time.Second)
+	must(t, q.Ack(ctx, j, queue.Result{Status: queue.Success, Duration: 20 * time.Millisecond}))
+	if in := state(t, q, j.ID); in == nil || in.State != queue.StateDone || in.FinishedAt == nil {
+		t.Errorf("after success: %+v; want done", in)
+	}
+	if js := claim(t, q, 1); len(js) != 0 {
+		t.Error("a done job was claimed again")
+	}
+}
+
+func testRetry(t *testing.T, q Subject, c *Clock) {
+	j := job("deliver_note")
+	must(t, q.Enqueue(ctx, j))
+	waits := []time.Duration{30 * time.Second, 2 * time.Minute, 8 * time.Minute, 32 * time.Minute}
+	for attempt := 1; attempt <= 5; attempt++ {
+		js := claim(t, q, 1)
+		if len(js) != 1 || js[0].Attempt != attempt {
+			t.Fatalf("attempt %d: claimed %d jobs (attempt %v)", attempt, len(js), js)
+		}
+		must(t, q.Ack(ctx, js[0], queue.Result{Status: queue.Retry, Err: fmt.Errorf("remote said 502 (try %d)", attempt)}))
+		if attempt == 5 {
+			break
+		}
+		w := waits[attempt-1]
+		c.Add(w - time.Second)
+		if js := claim(t, q, 1); len(js) != 0 {
+			t.Fatalf("attempt %d: retried before its %v backoff", attempt, w)
+		}
+		c.Add(time.Second)
+	}
+	in := state(t, q, j.ID)
+	if in == nil || in.State != queue.StateDead || in.LastError != "remote said 502 (try 5)" {
+		t.Errorf("after 5 failed deliveries: %+v; want dead with the last error", in)
+	}
+	// The default policy: 1 s doubling.
+	o := job("other.task")
+	must(t, q.Enqueue(ctx, o))
+	js := claim(t, q, 1)
+	must(t, q.Ack(ctx, js[0], queue.Result{Status: queue.Retry, Err: errors.New("x")}))
+	c.Add(time.Second)
+	if js := claim(t, q, 1); len(js) != 1 {
+		t.Errorf("default policy: not retried after 1 s")
+	}
+}
+
+func testDeadLetters(t *testing.T, q Subject, c *Clock) {
+	a, b := job("x"), job("x")
+	must(t, q.EnqueueBatch(ctx, []queue.Job{a, b}))
+	for _, j := range claim(t, q, 2) {
+		must(t, q.Ack(ctx, j, queue.Result{Status: queue.Dead, Err: errors.New("post was deleted")}))
+	}
+	dead, err := q.List(ctx, queue.ListQuery{State: queue.StateDead, Limit: 10})
+	must(t, err)
+	if len(dead) != 2 || dead[0].LastError != "post was deleted" {
+		t.Fatalf("dead letters = %d; want 2 with their reason", len(dead))
+	}
+	must(t, q.Retry(ctx, a.ID))
+	js := claim(t, q, 10)
+	if len(js) != 1 || js[0].ID != a.ID || js[0].Attempt != 1 {
+		t.Errorf("after Retry claimed %v; want the job again with a fresh attempt count", js)
+	}
+	must(t, q.Dismiss(ctx, b.ID))
+	if in := state(t, q, b.ID); in != nil {
+		t.Errorf("dismissed job still listed: %+v", in)
+	}
+	if err := q.Retry(ctx, b.ID); murlog.ErrorCode(err) != murlog.ENotFound {
+		t.Errorf("Retry of a dismissed job = %v; want not_found", err)
+	}
+	if err := q.Dismiss(ctx, a.ID); murlog.ErrorCode(err) != murlog.ENotFound {
+		t.Errorf("Dismiss of a running job = %v; want not_found (only dead jobs)", err)
+	}
+}
+
+func testReleased(t *testing.T, q Subject, c *Clock) {
+	must(t, q.Enqueue(ctx, job("x")))
+	j := claim(t, q, 1)[0]
+	must(t, q.Ack(ctx, j, queue.Result{Status: queue.Released}))
+	js := claim(t, q, 1)
+	if len(js) != 1 || js[0].Attempt != 1 {
+		t.Errorf("after release: %v; want the job runnable at once with attempt 1 again", js)
+	}
+}
+
+func testFencing(t *testing.T, q Subject, c *Clock) {
+	must(t, q.Enqueue(ctx, job("x")))
+	slow := claim(t, q, 1)[0]
+	c.Add(queue.StaleAfter + time.Second)
+	n, err := q.RecoverStale(ctx, queue.StaleAfter)
+	must(t, err)
+	if n != 1 {
+		t.Fatalf("RecoverStale = %d; want 1", n)
+	}
+	again := claim(t, q, 1)[0]
+	// The first worker wakes up late and acks: nothing changes.
+	must(t, q.Ack(ctx, slow, queue.Result{Status: queue.Dead, Err: errors.New("late")}))
+	if in := state(t, q, again.ID); in.State != queue.StateRunning || in.Attempt != 2 {
+		t.Errorf("a late ack from attempt 1 changed attempt 2's job: %+v", in)
+	}
+	must(t, q.Ack(ctx, again, queue.Result{Status: queue.Success}))
+	if in := state(t, q, again.ID); in.State != queue.StateDone {
+		t.Errorf("ack of the live attempt: %+v; want done", in)
+	}
+}
+
+func testStale(t *testing.T, q Subject, c *Clock) {
+	j := job("x")
+	j.MaxAttempts = 2
+	must(t, q.Enqueue(ctx, j))
+	claim(t, q, 1)
+	c.Add(4 * time.Minute)
+	if n, _ := q.RecoverStale(ctx, queue.StaleAfter); n != 0 {
+		t.Errorf("RecoverStale at 4 minutes = %d; want 0", n)
+	}
+	c.Add(2 * time.Minute)
+	if n, _ := q.RecoverStale(ctx, queue.StaleAfter); n != 1 {
+		t.Errorf("RecoverStale at 6 minutes = %d; want 1", n)
+	}
+	js := claim(t, q, 1)
+	if len(js) != 1 || js[0].Attempt != 2 || js[0].LastError == "" {
+		t.Fatalf("recovered job = %v; want it runnable with attempt counted (now 2) and a reason", js)
+	}
+	c.Add(6 * time.Minute)
+	q.RecoverStale(ctx, queue.StaleAfter)
+	if in := state(t, q, j.ID); in.State != queue.StateDead {
+		t.Errorf("stale past its last attempt: %+v; want dead", in)
+	}
+}
+
+func testExclusive(t *testing.T, q Subject, c *Clock) {
+	const n = 300
+	var all []queue.Job
+	for i := 0; i < n; i++ {
+		all = append(all, job("x"))
+	}
+	must(t, q.EnqueueBatch(ctx, all))
+	var mu sync.Mutex
+	seen := map[string]int{}
+	var wg sync.WaitGroup
+	for w := 0; w < 6; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				js, err := q.DequeueBatch(ctx, nil, 7)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if len(js) == 0 {
+					return
+				}
+				var acks []queue.Ack
+				mu.Lock()
+				for _, j := range js {
+					seen[j.ID]++
+					acks = append(acks, queue.Ack{Job: j, Result: queue.Result{Status: queue.Success}})
+				}
+				mu.Unlock()
+				if err := q.AckBatch(ctx, acks); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if len(seen) != n {
+		t.Errorf("%d distinct jobs claimed; want %d", len(seen), n)
+	}
+	for id, k := range seen {
+		if k != 1 {
+			t.Errorf("job %s claimed %d times by concurrent workers", id, k)
+		}
+	}
+}
+
+func testBlocking(t *testing.T, q Subject, c *Clock) {
+	got := make(chan *queue.Job, 1)
+	go func() {
+		j, err := q.Dequeue(ctx, nil)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- j
+	}()
+	time.Sleep(50 * time.Millisecond)
+	j := job("x")
+	start := time.Now()
+	must(t, q.Enqueue(ctx, j))
+	select {
+	case d := <-got:
+		if d.ID != j.ID {
+			t.Errorf("Dequeue returned %s; want %s", d.ID, j.ID)
+		}
+		if w := time.Since(start); w > 500*time.Millisecond {
+			t.Errorf("Dequeue woke %v after the enqueue; want at once", w)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Dequeue did not return after an enqueue")
+	}
+	cctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if _, err := q.Dequeue(cctx, nil); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Dequeue on an empty queue with a deadline = %v; want the context's error", err)
+	}
+}
+
+func testCleanup(t *testing.T, q Subject, c *Clock) {
+	old, recent := job("x"), job("x")
+	must(t, q.Enqueue(ctx, old))
+	must(t, q.Ack(ctx, claim(t, q, 1)[0], queue.Result{Status: queue.Success}))
+	c.Add(queue.CompletedRetention)
+	must(t, q.Enqueue(ctx, recent))
+	must(t, q.Ack(ctx, claim(t, q, 1)[0], queue.Result{Status: queue.Success}))
+	c.Add(time.Hour)
+	n, err := q.Cleanup(ctx, c.Now().Add(-queue.CompletedRetention))
+	must(t, err)
+	if n != 1 || state(t, q, old.ID) != nil || state(t, q, recent.ID) == nil {
+		t.Errorf("Cleanup deleted %d; want only the job done more than 7 days ago", n)
+	}
+}
+
+func testList(t *testing.T, q Subject, c *Clock) {
+	var js []queue.Job
+	for i := 0; i < 25; i++ {
+		js = append(js, job("list.me"))
+	}
+	must(t, q.EnqueueBatch(ctx, js))
+	seen := 0
+	cursor := ""
+	for {
+		page, err := q.List(ctx, queue.ListQuery{State: queue.StatePending, Topic: "list.me", Before: cursor, Limit: 10})
+		must(t, err)
+		seen += len(page)
+		if len(page) < 10 {
+			break
+		}
+		cursor = page[len(page)-1].ID
+	}
+	if seen != 25 {
+		t.Errorf("paged %d jobs; want 25", seen)
+	}
+	counts, err := q.Counts(ctx)
+	must(t, err)
+	if len(counts) != 1 || counts[0] != (queue.Count{Topic: "list.me", State: queue.StatePending, N: 25}) {
+		t.Errorf("Counts = %v", counts)
+	}
+	if _, err := q.List(ctx, queue.ListQuery{State: "bogus", Limit: 10}); murlog.ErrorCode(err) != murlog.EInvalid {
+		t.Errorf("List(state=bogus) = %v; want invalid", err)
+	}
+}

@@ -1,0 +1,48 @@
+-- 002: the embedded job queue, in the ledger's file so that a write and the
+-- jobs it causes commit in one transaction.
+
+CREATE TABLE queue_jobs (
+    id           TEXT PRIMARY KEY, -- UUIDv7, the idempotency key
+    topic        TEXT NOT NULL,
+    payload      BLOB NOT NULL,
+    priority     INTEGER NOT NULL, -- 0 high … 9 low
+    state        TEXT NOT NULL CHECK (state IN ('pending', 'scheduled', 'running', 'done', 'dead')),
+    run_at       INTEGER NOT NULL, -- when it becomes (or became) runnable
+    attempt      INTEGER NOT NULL DEFAULT 0, -- runs started
+    max_attempts INTEGER NOT NULL,
+    headers      TEXT NOT NULL DEFAULT '', -- JSON object, '' for none
+    last_error   TEXT NOT NULL DEFAULT '',
+    enqueued_at  INTEGER NOT NULL,
+    started_at   INTEGER,
+    finished_at  INTEGER
+) WITHOUT ROWID;
+
+-- Claiming walks only runnable jobs, in priority then age order: done and
+-- dead rows, however many, are not in these indexes.
+CREATE INDEX queue_jobs_pending ON queue_jobs (priority, id) WHERE state = 'pending';
+-- Delayed jobs are promoted to pending when their time comes.
+CREATE INDEX queue_jobs_scheduled ON queue_jobs (run_at) WHERE state = 'scheduled';
+-- Every index is paid for on each job's way through, so there are no
+-- others: clean-up walks the primary key (UUIDv7 ids sort by enqueue
+-- time), stale recovery runs about once a minute and may scan, and the
+-- owner lists dead letters through this small one.
+CREATE INDEX queue_jobs_dead ON queue_jobs (id) WHERE state = 'dead';
+
+-- Counters and histograms behind /metrics. They live in the database so that
+-- every process (serve, a CGI-spawned worker, cron) adds to the same totals.
+CREATE TABLE queue_metrics (
+    name  TEXT NOT NULL, -- e.g. queue_processed_total
+    topic TEXT NOT NULL,
+    label TEXT NOT NULL DEFAULT '', -- result, or a histogram bucket's le
+    value REAL NOT NULL,
+    PRIMARY KEY (name, topic, label)
+) WITHOUT ROWID;
+
+-- The per-domain circuit breaker for deliveries.
+CREATE TABLE domain_failures (
+    domain          TEXT PRIMARY KEY,
+    failure_count   INTEGER NOT NULL,
+    first_failure_at INTEGER NOT NULL,
+    last_failure_at INTEGER NOT NULL,
+    last_error      TEXT NOT NULL DEFAULT ''
+) WITHOUT ROWID;
