@@ -46,3 +46,11 @@ CREATE TABLE domain_failures (
     last_failure_at INTEGER NOT NULL,
     last_error      TEXT NOT NULL DEFAULT ''
 ) WITHOUT ROWID;
+
+-- Ids of jobs run to completion, kept while jobs are moved between queue
+-- providers (dual write, then a read switch): a job seen on both sides
+-- runs once.
+CREATE TABLE queue_seen (
+    id      TEXT PRIMARY KEY,
+    done_at INTEGER NOT NULL
+) WITHOUT ROWID;
