@@ -1,0 +1,516 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/murlog/murlog/queue"
+)
+
+// Concurrency defaults (seed: アダプティブ並列度). Deliveries wait on remote
+// servers, so running many at once is nearly free.
+const (
+	DefaultMinConcurrency = 8
+	DefaultMaxConcurrency = 32
+	midConcurrency        = 20
+	reevaluateEvery       = 10 // jobs started between looks at the queue depth
+	ackBatch              = 16 // acks are flushed in one transaction at this many…
+	ackDelay              = 20 * time.Millisecond
+	// …or this long after the first unflushed one.
+	DefaultShutdownGrace = 10 * time.Second
+	maintainEvery        = time.Minute
+)
+
+// Concurrency returns how many jobs to run at once for a queue depth:
+// under 100 runnable → min, under 500 → 20, else max (clamped to
+// [min, max]).
+func Concurrency(runnable, min, max int) int {
+	switch {
+	case runnable < 100:
+		return min
+	case runnable < 500:
+		return clamp(midConcurrency, min, max)
+	default:
+		return max
+	}
+}
+
+func clamp(v, lo, hi int) int { return minInt(maxInt(v, lo), hi) }
+
+func minInt(a, b int) int {
+	if a < b {
+		return a
+	}
+	return b
+}
+
+func maxInt(a, b int) int {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// Ledger remembers jobs run to completion, so a job that exists in two
+// queues during a provider migration (dual write, then a read switch)
+// runs once. Optional: a single queue never hands out an id twice.
+type Ledger interface {
+	Seen(ctx context.Context, ids []string) (map[string]bool, error)
+	Done(ctx context.Context, ids []string) error
+}
+
+// Options configure a Worker.
+type Options struct {
+	Queue     queue.Queue
+	Inspector queue.Inspector // queue depth and maintenance; may be nil
+	Registry  *Registry
+	Ledger    Ledger // nil unless migrating between queue providers
+
+	MinConcurrency, MaxConcurrency int
+	// Logger receives one line per job event (see NewJobLogger).
+	Logger *slog.Logger
+	// Wake signals that jobs were enqueued in this process; the resident
+	// loop then claims at once instead of waiting for Poll.
+	Wake <-chan struct{}
+	Poll time.Duration // resident idle poll; 1 s when 0
+	// ShutdownGrace is how long running jobs may finish after the
+	// context ends before they are cancelled.
+	ShutdownGrace time.Duration
+	// OnConcurrency reports the current concurrency (a metrics gauge).
+	OnConcurrency func(int)
+	// Svc names the process in job logs.
+	Svc string
+}
+
+// Worker runs jobs from a queue.
+type Worker struct {
+	o Options
+}
+
+// New returns a Worker, filling defaults.
+func New(o Options) *Worker {
+	if o.MinConcurrency <= 0 {
+		o.MinConcurrency = DefaultMinConcurrency
+	}
+	if o.MaxConcurrency <= 0 {
+		o.MaxConcurrency = DefaultMaxConcurrency
+	}
+	if o.MaxConcurrency < o.MinConcurrency {
+		o.MaxConcurrency = o.MinConcurrency
+	}
+	if o.Poll <= 0 {
+		o.Poll = time.Second
+	}
+	if o.ShutdownGrace <= 0 {
+		o.ShutdownGrace = DefaultShutdownGrace
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Svc == "" {
+		o.Svc = "murlog-worker"
+	}
+	if o.Registry == nil {
+		o.Registry = NewRegistry()
+	}
+	return &Worker{o: o}
+}
+
+// RunBatch claims jobs claimSize at a time and runs them, for at most
+// maxDur of claiming, until nothing is runnable. It returns how many jobs
+// it finished. Jobs started before the deadline run to completion (each
+// bounded by its topic's timeout).
+func (w *Worker) RunBatch(ctx context.Context, claimSize int, maxDur time.Duration) (int, error) {
+	r := w.newRun(ctx, claimSize, false)
+	r.deadline = time.Now().Add(maxDur)
+	return r.loop()
+}
+
+// OnceLifetime is the hard limit of `murlog worker --once` (seed: 5 分).
+// Shared hosts watch for long-lived processes; delivery batches, which
+// mostly wait on the network, rarely come near it.
+const OnceLifetime = 5 * time.Minute
+
+// RunOnce is `murlog worker --once`: maintenance, then RunBatch(20 jobs,
+// 30 s) in a loop until a batch finds nothing or lifetime has passed.
+func (w *Worker) RunOnce(ctx context.Context, lifetime time.Duration) (int, error) {
+	start := time.Now()
+	if err := w.Maintain(ctx); err != nil {
+		w.o.Logger.Warn("worker.maintenance_failed", "svc", w.o.Svc, "err", err.Error())
+	}
+	total := 0
+	for time.Since(start) < lifetime {
+		remaining := lifetime - time.Since(start)
+		n, err := w.RunBatch(ctx, 20, minDur(30*time.Second, remaining))
+		total += n
+		if err != nil || n == 0 || ctx.Err() != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+func minDur(a, b time.Duration) time.Duration {
+	if a < b {
+		return a
+	}
+	return b
+}
+
+// Run is the resident loop: it claims whenever slots are free and jobs are
+// runnable, waking at once when jobs are enqueued in this process, and
+// runs maintenance every minute. When ctx ends it stops claiming, lets
+// running jobs finish within ShutdownGrace, cancels the rest, and returns
+// with no job left running.
+func (w *Worker) Run(ctx context.Context) error {
+	r := w.newRun(ctx, DefaultMaxConcurrency, true)
+	_, err := r.loop()
+	return err
+}
+
+// Maintain recovers jobs left running by a dead worker and schedules the
+// hourly clean-up (an idempotent job id per hour, so any number of
+// workers schedule it once).
+func (w *Worker) Maintain(ctx context.Context) error {
+	if w.o.Inspector == nil {
+		return nil
+	}
+	n, err := w.o.Inspector.RecoverStale(ctx, queue.StaleAfter)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		w.o.Logger.Info("job.recovered", "svc", w.o.Svc, "queue.provider", w.o.Queue.Provider(), "count", n)
+	}
+	return w.o.Queue.Enqueue(ctx, CleanupJob(time.Now()))
+}
+
+// outcome is a finished job.
+type outcome struct {
+	job *queue.Job
+	res queue.Result
+}
+
+// run is one RunBatch or Run.
+type run struct {
+	w         *Worker
+	ctx       context.Context // claiming stops when it ends
+	jobCtx    context.Context // parent of running jobs; cancelled after the grace period
+	cancel    context.CancelFunc
+	claimSize int
+	deadline  time.Time
+	resident  bool
+
+	results  chan outcome
+	inflight int
+	conc     int
+	sinceEv  int
+	acks     []queue.Ack
+	done     []string // ids to record in the ledger before acking
+	firstAck time.Time
+	finished int
+	lastMnt  time.Time
+}
+
+func (w *Worker) newRun(ctx context.Context, claimSize int, resident bool) *run {
+	jobCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	return &run{w: w, ctx: ctx, jobCtx: jobCtx, cancel: cancel, claimSize: claimSize, resident: resident,
+		results: make(chan outcome, DefaultMaxConcurrency*2), lastMnt: time.Now()}
+}
+
+func (r *run) claiming() bool {
+	if r.ctx.Err() != nil {
+		return false
+	}
+	return r.deadline.IsZero() || time.Now().Before(r.deadline)
+}
+
+// reevaluate sets the concurrency from the queue depth.
+func (r *run) reevaluate() {
+	o := r.w.o
+	c := o.MinConcurrency
+	if o.Inspector != nil {
+		if n, err := o.Inspector.Runnable(r.ctx); err == nil {
+			c = Concurrency(n+r.inflight, o.MinConcurrency, o.MaxConcurrency)
+		}
+	}
+	if c != r.conc {
+		r.conc = c
+		if o.OnConcurrency != nil {
+			o.OnConcurrency(c)
+		}
+	}
+	r.sinceEv = 0
+}
+
+func (r *run) loop() (int, error) {
+	defer r.cancel()
+	defer func() {
+		if r.w.o.OnConcurrency != nil {
+			r.w.o.OnConcurrency(0)
+		}
+	}()
+	r.reevaluate()
+	var grace <-chan time.Time
+	var ackTimer *time.Timer
+	for {
+		idle := false
+		for r.claiming() && r.inflight < r.conc {
+			n := minInt(r.conc-r.inflight, r.claimSize)
+			started, err := r.claim(n)
+			if err != nil {
+				r.w.o.Logger.Error("worker.claim_failed", "svc", r.w.o.Svc, "queue.provider", r.w.o.Queue.Provider(), "err", err.Error())
+				idle = true
+				break
+			}
+			if started == 0 {
+				idle = true
+				break
+			}
+		}
+		if r.inflight == 0 {
+			if err := r.flush(); err != nil {
+				return r.finished, err
+			}
+			if !r.resident && (idle || !r.claiming()) {
+				return r.finished, nil
+			}
+			if r.ctx.Err() != nil {
+				return r.finished, nil
+			}
+			if r.resident {
+				r.maintain()
+				r.wait()
+				r.reevaluate()
+				continue
+			}
+		}
+		if ackTimer == nil && len(r.acks) > 0 {
+			ackTimer = time.NewTimer(ackDelay)
+		}
+		var ackC <-chan time.Time
+		if ackTimer != nil {
+			ackC = ackTimer.C
+		}
+		var stop <-chan struct{}
+		if grace == nil {
+			stop = r.ctx.Done()
+		}
+		select {
+		case o := <-r.results:
+			r.inflight--
+			r.record(o)
+		case <-ackC:
+			ackTimer = nil
+			if err := r.flush(); err != nil {
+				r.w.o.Logger.Error("worker.ack_failed", "svc", r.w.o.Svc, "err", err.Error())
+			}
+		case <-stop:
+			// Stop claiming; give running jobs the grace period.
+			grace = time.After(r.w.o.ShutdownGrace)
+		case <-grace:
+			r.cancel() // running jobs see their context end and fail (retried later)
+			grace = nil
+		}
+		if len(r.acks) >= ackBatch {
+			if ackTimer != nil {
+				ackTimer.Stop()
+				ackTimer = nil
+			}
+			if err := r.flush(); err != nil {
+				r.w.o.Logger.Error("worker.ack_failed", "svc", r.w.o.Svc, "err", err.Error())
+			}
+		}
+		if r.sinceEv >= reevaluateEvery {
+			r.reevaluate()
+		}
+	}
+}
+
+// wait blocks the idle resident loop until jobs may be runnable.
+func (r *run) wait() {
+	t := time.NewTimer(r.w.o.Poll)
+	defer t.Stop()
+	select {
+	case <-r.ctx.Done():
+	case <-r.w.o.Wake:
+	case <-t.C:
+	}
+}
+
+func (r *run) maintain() {
+	if time.Since(r.lastMnt) < maintainEvery {
+		return
+	}
+	r.lastMnt = time.Now()
+	if err := r.w.Maintain(r.ctx); err != nil && r.ctx.Err() == nil {
+		r.w.o.Logger.Warn("worker.maintenance_failed", "svc", r.w.o.Svc, "err", err.Error())
+	}
+}
+
+// claim claims up to n jobs and starts them; it returns how many it
+// started (jobs already run according to the ledger are acked at once).
+func (r *run) claim(n int) (int, error) {
+	js, err := r.w.o.Queue.DequeueBatch(r.ctx, nil, n)
+	if err != nil || len(js) == 0 {
+		return 0, err
+	}
+	var seen map[string]bool
+	if r.w.o.Ledger != nil {
+		ids := make([]string, len(js))
+		for i, j := range js {
+			ids[i] = j.ID
+		}
+		if seen, err = r.w.o.Ledger.Seen(r.ctx, ids); err != nil {
+			// Without the ledger a duplicate could run twice: hand the
+			// jobs back rather than guess.
+			for _, j := range js {
+				r.acks = append(r.acks, queue.Ack{Job: j, Result: queue.Result{Status: queue.Released}})
+			}
+			return 0, err
+		}
+	}
+	for _, j := range js {
+		if seen[j.ID] {
+			r.acks = append(r.acks, queue.Ack{Job: j, Result: queue.Result{Status: queue.Success}})
+			r.logJob(j, "job.skipped", 0, nil, slog.String("reason", "already run (seen in another queue)"))
+			continue
+		}
+		r.inflight++
+		r.sinceEv++
+		go r.execute(j)
+	}
+	return len(js), nil
+}
+
+// execute runs one job in its own goroutine. A panic is caught and fails
+// the job with the panic text; the loop goes on.
+func (r *run) execute(j *queue.Job) {
+	start := time.Now()
+	res := queue.Result{}
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				res = queue.Result{Status: queue.Retry, Err: fmt.Errorf("panic: %v", p)}
+				r.w.o.Logger.Error("job.panic", "svc", r.w.o.Svc, "queue.topic", j.Topic, "job.id", j.ID,
+					"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			}
+		}()
+		h, ok := r.w.o.Registry.lookup(j.Topic)
+		if !ok {
+			res = queue.Result{Status: queue.Dead, Err: fmt.Errorf("no handler is registered for topic %q", j.Topic)}
+			return
+		}
+		pol := queue.PolicyFor(j.Topic)
+		ctx, cancel := context.WithTimeout(r.jobCtx, pol.Timeout)
+		defer cancel()
+		err := h(ctx, j)
+		switch {
+		case err == nil:
+			res = queue.Result{Status: queue.Success}
+		case queue.IsPermanent(err):
+			res = queue.Result{Status: queue.Dead, Err: err}
+		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil && r.jobCtx.Err() == nil:
+			res = queue.Result{Status: queue.Retry, Err: fmt.Errorf("timed out after %v: %w", pol.Timeout, err)}
+		default:
+			res = queue.Result{Status: queue.Retry, Err: err}
+		}
+	}()
+	res.Duration = time.Since(start)
+	if res.Status != queue.Success && r.jobCtx.Err() != nil {
+		// Interrupted by shutdown, not failed: hand it back unrun.
+		res = queue.Result{Status: queue.Released, Err: res.Err, Duration: res.Duration}
+	}
+	r.results <- outcome{job: j, res: res}
+}
+
+// record queues the ack for a finished job and logs it.
+func (r *run) record(o outcome) {
+	j, res := o.job, o.res
+	r.acks = append(r.acks, queue.Ack{Job: j, Result: res})
+	if res.Status == queue.Success {
+		r.done = append(r.done, j.ID)
+	}
+	r.finished++
+	event := "job.completed"
+	status := res.Status
+	if status == queue.Retry && j.Attempt >= queue.MaxAttemptsOf(j) {
+		status = queue.Dead
+	}
+	level := slog.LevelInfo
+	switch status {
+	case queue.Released:
+		event, level = "job.released", slog.LevelWarn
+	case queue.Retry:
+		event, level = "job.retry", slog.LevelWarn
+	case queue.Dead:
+		event, level = "job.dead", slog.LevelError
+	}
+	var extra []slog.Attr
+	if res.Err != nil {
+		extra = append(extra, slog.String("error", res.Err.Error()))
+	}
+	if status == queue.Retry {
+		extra = append(extra, slog.Duration("retry_in", queue.PolicyFor(j.Topic).Backoff(j.Attempt)))
+	}
+	r.logJobLevel(level, j, event, res.Duration, extra...)
+}
+
+// flush records completed ids in the ledger, then acks everything pending.
+func (r *run) flush() error {
+	if len(r.acks) == 0 {
+		return nil
+	}
+	ctx := context.WithoutCancel(r.ctx) // acks must land even during shutdown
+	if r.w.o.Ledger != nil && len(r.done) > 0 {
+		if err := r.w.o.Ledger.Done(ctx, r.done); err != nil {
+			return fmt.Errorf("record finished jobs: %w", err)
+		}
+	}
+	var err error
+	for attempt := 0; attempt < 3; attempt++ {
+		if err = r.w.o.Queue.AckBatch(ctx, r.acks); err == nil {
+			break
+		}
+		time.Sleep(time.Duration(attempt+1) * 50 * time.Millisecond)
+	}
+	// On failure the jobs stay running and stale recovery hands them out
+	// again: at least once, never lost.
+	r.acks, r.done = r.acks[:0], r.done[:0]
+	return err
+}
+
+func (r *run) logJob(j *queue.Job, event string, d time.Duration, err error, extra ...slog.Attr) {
+	if err != nil {
+		extra = append(extra, slog.String("error", err.Error()))
+	}
+	r.logJobLevel(slog.LevelInfo, j, event, d, extra...)
+}
+
+func (r *run) logJobLevel(level slog.Level, j *queue.Job, event string, d time.Duration, extra ...slog.Attr) {
+	attrs := append([]slog.Attr{
+		slog.String("svc", r.w.o.Svc),
+		slog.String("queue.provider", r.w.o.Queue.Provider()),
+		slog.String("queue.topic", j.Topic),
+		slog.String("job.id", j.ID),
+		slog.Int("job.attempt", j.Attempt),
+		slog.String("trace_id", TraceID(j.Headers["traceparent"])),
+		slog.Float64("duration_ms", float64(d.Microseconds())/1000),
+	}, extra...)
+	r.w.o.Logger.LogAttrs(context.Background(), level, event, attrs...)
+}
+
+// TraceID extracts the trace id from a W3C traceparent header
+// ("00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>"), or "".
+func TraceID(traceparent string) string {
+	parts := strings.Split(traceparent, "-")
+	if len(parts) != 4 || len(parts[1]) != 32 {
+		return ""
+	}
+	return parts[1]
+}
