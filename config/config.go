@@ -13,6 +13,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -42,10 +43,23 @@ type Config struct {
 	// when finding the client address (for the login rate limit).
 	TrustedProxy []netip.Prefix
 	LogLevel     string // debug, info (default), warn, error
+
+	// Job worker (seed: アダプティブ並列度).
+	WorkerMinConcurrency int // default 8
+	WorkerMaxConcurrency int // default 32
+	// MetricsToken enables GET /metrics for callers presenting it as a
+	// bearer token; empty keeps /metrics off.
+	MetricsToken string
+	// QueueDualWrite names a second queue ("sqlite:<path>") that every job
+	// is also written to while moving between providers; QueueReadFrom
+	// says which one the workers read ("primary" or "secondary").
+	QueueDualWrite string
+	QueueReadFrom  string
 }
 
 // Keys lists every key murlog.ini accepts, in the order they are written.
-var Keys = []string{"db_driver", "data_dir", "media_path", "web_dir", "listen", "scheme", "trusted_proxy", "log_level"}
+var Keys = []string{"db_driver", "data_dir", "media_path", "web_dir", "listen", "scheme", "trusted_proxy", "log_level",
+	"worker_min_concurrency", "worker_max_concurrency", "metrics_token", "queue_dual_write", "queue_read_from"}
 
 // Default returns the configuration murlog assumes for an ini at path that
 // does not exist yet.
@@ -60,6 +74,10 @@ func Default(path string) *Config {
 		Listen:    "127.0.0.1:8080",
 		Scheme:    "https",
 		LogLevel:  "info",
+
+		WorkerMinConcurrency: 8,
+		WorkerMaxConcurrency: 32,
+		QueueReadFrom:        "primary",
 	}
 }
 
@@ -112,6 +130,9 @@ func Load(path string, getenv func(string) string) (*Config, error) {
 			}
 		}
 	}
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	return c, nil
 }
 
@@ -159,10 +180,53 @@ func (c *Config) set(key, v string) error {
 		default:
 			return fmt.Errorf("must be debug, info, warn or error, not %q", v)
 		}
+	case "worker_min_concurrency":
+		c.WorkerMinConcurrency, err = positive(v, 1, 1024)
+	case "worker_max_concurrency":
+		c.WorkerMaxConcurrency, err = positive(v, 1, 1024)
+	case "metrics_token":
+		if len(v) < 16 {
+			return errors.New("must be at least 16 characters (it guards /metrics)")
+		}
+		c.MetricsToken = v
+	case "queue_dual_write":
+		if !strings.HasPrefix(v, "sqlite:") || len(v) == len("sqlite:") {
+			return fmt.Errorf("must be sqlite:<path> (the only other queue supported so far), not %q", v)
+		}
+		p := strings.TrimPrefix(v, "sqlite:")
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		c.QueueDualWrite = "sqlite:" + p
+	case "queue_read_from":
+		if v != "primary" && v != "secondary" {
+			return fmt.Errorf("must be primary or secondary, not %q", v)
+		}
+		c.QueueReadFrom = v
 	default:
 		return fmt.Errorf("unknown key (known keys: %s)", strings.Join(Keys, ", "))
 	}
 	return err
+}
+
+// positive parses an integer in [lo, hi].
+func positive(v string, lo, hi int) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, fmt.Errorf("must be a whole number from %d to %d, not %q", lo, hi, v)
+	}
+	return n, nil
+}
+
+// Validate checks relations between keys that no single key can.
+func (c *Config) Validate() error {
+	if c.WorkerMaxConcurrency < c.WorkerMinConcurrency {
+		return fmt.Errorf("worker_max_concurrency (%d) is below worker_min_concurrency (%d)", c.WorkerMaxConcurrency, c.WorkerMinConcurrency)
+	}
+	if c.QueueReadFrom == "secondary" && c.QueueDualWrite == "" {
+		return errors.New("queue_read_from = secondary needs queue_dual_write to name the secondary queue")
+	}
+	return nil
 }
 
 func splitHostPort(v string) (string, string, error) {

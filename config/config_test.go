@@ -230,3 +230,31 @@ func TestCheckDataDir(t *testing.T) {
 		}
 	}
 }
+
+func TestWorkerAndQueueKeys(t *testing.T) {
+	p := writeIni(t, "worker_min_concurrency = 4\nworker_max_concurrency = 16\nmetrics_token = \"0123456789abcdef\"\nqueue_dual_write = sqlite:data/next.db\n")
+	c, err := Load(p, env(map[string]string{"MURLOG_WORKER_MAX_CONCURRENCY": "64", "MURLOG_QUEUE_READ_FROM": "secondary"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.WorkerMinConcurrency != 4 || c.WorkerMaxConcurrency != 64 || c.MetricsToken != "0123456789abcdef" ||
+		c.QueueDualWrite != "sqlite:"+filepath.Join(filepath.Dir(p), "data/next.db") || c.QueueReadFrom != "secondary" {
+		t.Errorf("got %+v", c)
+	}
+	d := Default(p)
+	if d.WorkerMinConcurrency != 8 || d.WorkerMaxConcurrency != 32 || d.QueueReadFrom != "primary" {
+		t.Errorf("defaults = %+v; want 8, 32, primary", d)
+	}
+	for _, tc := range []struct{ body, want string }{
+		{"worker_min_concurrency = 0\n", "from 1 to 1024"},
+		{"worker_max_concurrency = lots\n", "whole number"},
+		{"worker_min_concurrency = 40\nworker_max_concurrency = 10\n", "below worker_min_concurrency"},
+		{"metrics_token = short\n", "at least 16"},
+		{"queue_dual_write = redis://x\n", "sqlite:<path>"},
+		{"queue_read_from = secondary\n", "needs queue_dual_write"},
+	} {
+		if _, err := Load(writeIni(t, tc.body), env(nil)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Load(%q) = %v; want an error containing %q", tc.body, err, tc.want)
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/murlog/murlog/trace"
 )
 
 // statusWriter remembers the status and size of a response.
@@ -31,13 +33,23 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// Log writes one JSON line per request: method, path, status, duration and
-// size. It logs the path only: query strings, headers, cookies and bodies
-// may carry secrets and are never logged. A panic in next is answered with
-// 500 and logged with its value, and the process keeps serving.
+// Log writes one JSON line per request: method, path, status, duration,
+// size and trace id. It logs the path only: query strings, headers,
+// cookies and bodies may carry secrets and are never logged. A panic in
+// next is answered with 500 and logged with its value, and the process
+// keeps serving.
+//
+// Each request gets a trace context: a child of the caller's traceparent
+// header when it sent a valid one, else a new trace. Jobs the request
+// enqueues carry it, so their log lines share the request's trace_id.
 func Log(log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		tc := trace.New()
+		if in, ok := trace.Parse(r.Header.Get(trace.Header)); ok {
+			tc = in.Child()
+		}
+		r = r.WithContext(trace.With(r.Context(), tc))
 		sw := &statusWriter{ResponseWriter: w}
 		defer func() {
 			if p := recover(); p != nil {
@@ -53,7 +65,7 @@ func Log(log *slog.Logger, next http.Handler) http.Handler {
 				sw.status = http.StatusOK
 			}
 			log.Info("request", "method", r.Method, "path", r.URL.Path, "status", sw.status,
-				"duration_ms", float64(time.Since(start).Microseconds())/1000, "bytes", sw.bytes)
+				"duration_ms", float64(time.Since(start).Microseconds())/1000, "bytes", sw.bytes, "trace_id", tc.TraceID)
 		}()
 		next.ServeHTTP(sw, r)
 	})

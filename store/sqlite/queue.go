@@ -12,6 +12,7 @@ import (
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/store"
+	"github.com/murlog/murlog/trace"
 )
 
 // Queue is the embedded job queue: queue.Queue and queue.Inspector over
@@ -88,6 +89,15 @@ func insertJobs(t *tx, js []queue.Job) error {
 			state = queue.StateScheduled
 		} else {
 			runAt = now
+		}
+		if tc, ok := trace.From(t.ctx); ok && j.Headers[trace.Header] == "" {
+			// The job continues the trace of the request that caused it.
+			h := make(map[string]string, len(j.Headers)+1)
+			for k, v := range j.Headers {
+				h[k] = v
+			}
+			h[trace.Header] = tc.Child().String()
+			j.Headers = h
 		}
 		headers := ""
 		if len(j.Headers) > 0 {
