@@ -9,6 +9,7 @@ import (
 	"github.com/murlog/murlog/httpd"
 	"github.com/murlog/murlog/persona"
 	"github.com/murlog/murlog/post"
+	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/settings"
 )
 
@@ -20,6 +21,7 @@ type Deps struct {
 	Personas *persona.Service
 	Posts    *post.Service
 	Settings *settings.Service
+	Queue    queue.Inspector
 	// Now is the clock the views use to name a post's state; time.Now when nil.
 	Now func() time.Time
 }
@@ -36,6 +38,7 @@ func New(d Deps, log *slog.Logger) *Server {
 	s.registerPersonas()
 	s.registerPosts()
 	s.registerSite()
+	s.registerQueue()
 	return s
 }
 

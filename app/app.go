@@ -7,6 +7,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -20,12 +21,14 @@ import (
 	"github.com/murlog/murlog/auth"
 	"github.com/murlog/murlog/config"
 	"github.com/murlog/murlog/httpd"
+	"github.com/murlog/murlog/metrics"
 	"github.com/murlog/murlog/persona"
 	"github.com/murlog/murlog/post"
 	"github.com/murlog/murlog/settings"
 	"github.com/murlog/murlog/setup"
 	"github.com/murlog/murlog/store"
 	"github.com/murlog/murlog/store/sqlite"
+	"github.com/murlog/murlog/worker"
 )
 
 // Options configure an App. The zero value of each field has a default.
@@ -44,6 +47,8 @@ type Options struct {
 	// OneShot is set under CGI, where the process answers one request:
 	// caches that only pay off across requests are skipped.
 	OneShot bool
+	// Stderr receives the worker's job logs; os.Stderr when nil.
+	Stderr io.Writer
 }
 
 // App is a running murlog instance.
@@ -67,6 +72,9 @@ type runtime struct {
 	auth     *auth.Service
 	setup    *setup.Service
 	api      http.Handler
+	queue    *sqlite.Queue
+	registry *worker.Registry
+	metrics  http.Handler
 }
 
 // New loads the config and, when murlog.ini exists, opens the database.
@@ -83,6 +91,9 @@ func New(ctx context.Context, o Options) (*App, error) {
 	}
 	if o.KeyPair == nil {
 		o.KeyPair = persona.NewKeyPair
+	}
+	if o.Stderr == nil {
+		o.Stderr = os.Stderr
 	}
 	a := &App{opts: o, log: o.Logger}
 	cfg, err := config.Load(o.ConfigPath, o.Getenv)
@@ -154,12 +165,14 @@ func (a *App) wire(ctx context.Context, cfg *config.Config, db *sqlite.DB) (*run
 	}
 	rt := &runtime{cfg: cfg, db: db, site: murlog.Site{Scheme: cfg.Scheme, Domain: vals[murlog.SettingDomain]}}
 	rt.complete.Store(vals[murlog.SettingSetupComplete] == "1")
+	a.wireJobs(rt)
+	rt.metrics = metrics.Handler(cfg.MetricsToken, rt.queue)
 	rt.auth = auth.New(db)
 	rt.setup = setup.New(db)
 	rt.setup.KeyPair = a.opts.KeyPair
 	cookies := httpd.Cookies{Secure: cfg.Scheme == "https"}
 	rpc := api.New(api.Deps{Site: rt.site, Cookies: cookies, Auth: rt.auth, Personas: persona.New(db),
-		Posts: post.New(db, rt.site), Settings: settings.New(db), Now: a.opts.Now}, a.log)
+		Posts: post.New(db, rt.site), Settings: settings.New(db), Queue: rt.queue, Now: a.opts.Now}, a.log)
 	rt.api = httpd.Authenticate(rt.auth, cookies, cfg.TrustedProxy, rpc)
 	return rt, nil
 }
@@ -215,6 +228,13 @@ func (a *App) routes() http.Handler {
 		a.rt.Load().api.ServeHTTP(w, r)
 	})
 	mux.HandleFunc("GET /healthz", a.health)
+	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
+		if rt := a.rt.Load(); rt != nil {
+			rt.metrics.ServeHTTP(w, r)
+			return
+		}
+		httpd.WriteError(w, r, a.log, murlog.NotFound("page"))
+	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		httpd.WriteError(w, r, a.log, murlog.NotFound("page"))
 	})

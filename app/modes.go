@@ -57,12 +57,20 @@ func Serve(ctx context.Context, a *App, addr string, ready func(net.Addr)) error
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	// The job worker runs in the same process; it stops claiming when ctx
+	// ends and finishes its running jobs within its grace period.
+	wctx, stopWorker := context.WithCancel(ctx)
+	defer stopWorker()
+	workerDone := make(chan error, 1)
+	go func() { workerDone <- a.runWorkerInServe(wctx) }()
 	select {
 	case err := <-errc:
+		stopWorker()
+		<-workerDone
 		return err
 	case <-ctx.Done():
 	}
-	a.log.Info("shutting down: finishing in-flight requests", "timeout", ShutdownTimeout.String())
+	a.log.Info("shutting down: finishing in-flight requests and jobs", "timeout", ShutdownTimeout.String())
 	sctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
@@ -70,6 +78,9 @@ func Serve(ctx context.Context, a *App, addr string, ready func(net.Addr)) error
 	}
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
+	}
+	if err := <-workerDone; err != nil {
+		a.log.Error("worker stopped with an error", "err", err)
 	}
 	a.log.Info("stopped")
 	return nil
@@ -101,6 +112,11 @@ func RunCGI(ctx context.Context, o Options) error {
 		// This request was setup step 1: protect the new data directory now
 		// rather than on the next request.
 		a.ensureHtaccess(script)
+	}
+	// Shared hosts run no daemon: a request that leaves jobs runnable
+	// starts a worker (once per request, after the response).
+	if serr := a.spawnWorker(ctx); serr != nil {
+		a.log.Warn("cannot start a worker for pending jobs", "err", serr)
 	}
 	return err
 }

@@ -75,3 +75,14 @@ type Inspector interface {
 	// Cleanup deletes done jobs finished before the cutoff.
 	Cleanup(ctx context.Context, before time.Time) (int, error)
 }
+
+// Sample is one stored metric: a counter, a histogram bucket (Label is its
+// upper bound "le"), a histogram sum, or a gauge.
+type Sample struct {
+	Name, Topic, Label string
+	Value              float64
+}
+
+// DurationBuckets are the upper bounds (seconds) of the job duration
+// histogram, queue_duration_seconds.
+var DurationBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}

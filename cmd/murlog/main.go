@@ -25,6 +25,7 @@ const usage = `murlog — a one-person ActivityPub blog and microblog server
 Usage:
   murlog serve [--listen ADDR] [--config PATH]   run the HTTP server (VPS, container, home server)
   murlog cgi [--config PATH]                     answer one CGI request (chosen automatically under Apache)
+  murlog worker [--once] [--config PATH]         run queued jobs: resident, or one batch loop (≤ 5 min) for cron
   murlog reset [--config PATH]                   write a one-time password reset file and print its URL
   murlog version                                 print version information
   murlog help                                    show this help
@@ -59,6 +60,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runServe(rest, stderr)
 	case "cgi":
 		return runCGI(rest, stderr)
+	case "worker":
+		return runWorker(rest, stderr)
 	case "reset":
 		return runReset(rest, stdout, stderr)
 	case "version", "--version", "-v":
@@ -101,7 +104,7 @@ func options(cfgPath string, stderr io.Writer) app.Options {
 	if cfg, err := config.Load(cfgPath, os.Getenv); err == nil {
 		level = cfg.LogLevel
 	}
-	return app.Options{ConfigPath: cfgPath, Logger: app.NewLogger(stderr, level)}
+	return app.Options{ConfigPath: cfgPath, Logger: app.NewLogger(stderr, level), Stderr: stderr}
 }
 
 func runServe(args []string, stderr io.Writer) int {
@@ -145,6 +148,23 @@ func runCGI(args []string, stderr io.Writer) int {
 	}
 	if err := app.RunCGI(context.Background(), options(cfgPath, stderr)); err != nil {
 		fmt.Fprintln(stderr, "murlog:", err)
+		return 1
+	}
+	return 0
+}
+
+func runWorker(args []string, stderr io.Writer) int {
+	var once bool
+	cfgPath, ok := commonFlags("worker", args, stderr, func(fs *flag.FlagSet) {
+		fs.BoolVar(&once, "once", false, "run jobs until none is runnable or 5 minutes have passed, then exit (cron, CGI)")
+	})
+	if !ok {
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if _, err := app.RunWorker(ctx, options(cfgPath, stderr), once); err != nil {
+		fmt.Fprintln(stderr, "murlog worker:", err)
 		return 1
 	}
 	return 0

@@ -580,9 +580,6 @@ type metrics map[[3]string]float64
 
 func (m metrics) add(name, topic, label string, v float64) { m[[3]string{name, topic, label}] += v }
 
-// DurationBuckets are the upper bounds (seconds) of queue_duration_seconds.
-var DurationBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}
-
 // processed counts one finished run: its result, a dead letter, and its
 // duration. The histogram is stored per bucket (not cumulative), so one
 // observation touches one row; /metrics adds the buckets up.
@@ -593,7 +590,7 @@ func (m metrics) processed(topic string, status queue.Status, d time.Duration) {
 	}
 	s := d.Seconds()
 	le := "+Inf"
-	for _, b := range DurationBuckets {
+	for _, b := range queue.DurationBuckets {
 		if s <= b {
 			le = strconv.FormatFloat(b, 'g', -1, 64)
 			break
@@ -630,15 +627,9 @@ func (m metrics) flush(t *tx) error {
 	return err
 }
 
-// Metric is one stored counter or histogram sample.
-type Metric struct {
-	Name, Topic, Label string
-	Value              float64
-}
-
-// Metrics returns the stored counters, for /metrics.
-func (q *Queue) Metrics(ctx context.Context) ([]Metric, error) {
-	var out []Metric
+// Samples returns the stored metrics, for /metrics.
+func (q *Queue) Samples(ctx context.Context) ([]queue.Sample, error) {
+	var out []queue.Sample
 	err := q.db.View(ctx, func(st store.Tx) error {
 		rows, err := st.(*tx).query("SELECT name, topic, label, value FROM queue_metrics ORDER BY name, topic, label")
 		if err != nil {
@@ -646,7 +637,7 @@ func (q *Queue) Metrics(ctx context.Context) ([]Metric, error) {
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var m Metric
+			var m queue.Sample
 			if err := rows.Scan(&m.Name, &m.Topic, &m.Label, &m.Value); err != nil {
 				return mapErr(err)
 			}
@@ -655,4 +646,26 @@ func (q *Queue) Metrics(ctx context.Context) ([]Metric, error) {
 		return mapErr(rows.Err())
 	})
 	return out, err
+}
+
+// HasRunnable reports cheaply whether any job is runnable now: what a CGI
+// request checks before spawning a worker.
+func (q *Queue) HasRunnable(ctx context.Context) (bool, error) {
+	var n int
+	err := q.db.View(ctx, func(st store.Tx) error {
+		t := st.(*tx)
+		return t.queryRow(`SELECT EXISTS (SELECT 1 FROM queue_jobs WHERE state = 'pending')
+			OR EXISTS (SELECT 1 FROM queue_jobs WHERE state = 'scheduled' AND run_at <= ?)`, []any{micros(t.now)}, &n)
+	})
+	return n == 1, err
+}
+
+// SetGauge stores the current value of a gauge (e.g. worker_concurrency),
+// so /metrics shows it whichever process serves the scrape.
+func (q *Queue) SetGauge(ctx context.Context, name string, v float64) error {
+	return q.db.Update(ctx, func(st store.Tx) error {
+		_, err := st.(*tx).exec(`INSERT INTO queue_metrics (name, topic, label, value) VALUES (?, '', '', ?)
+			ON CONFLICT (name, topic, label) DO UPDATE SET value = excluded.value`, name, v)
+		return err
+	})
 }
