@@ -124,6 +124,32 @@ func (a *App) Store() store.Store {
 	return nil
 }
 
+// Queue returns the embedded job queue, nil before setup step 1.
+func (a *App) Queue() *sqlite.Queue {
+	if rt := a.rt.Load(); rt != nil {
+		return rt.queue
+	}
+	return nil
+}
+
+// Registry returns the job handler registry, nil before setup step 1.
+// Handlers must be registered before a worker starts.
+func (a *App) Registry() *worker.Registry {
+	if rt := a.rt.Load(); rt != nil {
+		return rt.registry
+	}
+	return nil
+}
+
+// NewWorker returns a worker for this app's queue (nil before setup step
+// 1), as serve and `murlog worker` build it.
+func (a *App) NewWorker(svc string) *worker.Worker {
+	if rt := a.rt.Load(); rt != nil {
+		return a.newWorker(rt, svc)
+	}
+	return nil
+}
+
 // ServeHTTP serves every request murlog answers.
 func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.handler.ServeHTTP(w, r) }
 

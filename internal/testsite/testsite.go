@@ -98,6 +98,7 @@ func (s *Site) options(now func() time.Time) app.Options {
 		Logger:     slog.New(slog.NewJSONHandler(s.Logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Now:        now,
 		KeyPair:    KeyPair,
+		Stderr:     s.Logs,
 	}
 }
 
