@@ -257,6 +257,7 @@ func (r *run) loop() (int, error) {
 	}()
 	r.reevaluate()
 	var grace <-chan time.Time
+	stopping := false
 	var ackTimer *time.Timer
 	for {
 		idle := false
@@ -298,7 +299,7 @@ func (r *run) loop() (int, error) {
 			ackC = ackTimer.C
 		}
 		var stop <-chan struct{}
-		if grace == nil {
+		if !stopping {
 			stop = r.ctx.Done()
 		}
 		select {
@@ -312,6 +313,7 @@ func (r *run) loop() (int, error) {
 			}
 		case <-stop:
 			// Stop claiming; give running jobs the grace period.
+			stopping = true
 			grace = time.After(r.w.o.ShutdownGrace)
 		case <-grace:
 			r.cancel() // running jobs see their context end and fail (retried later)
