@@ -6,6 +6,7 @@ import (
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/auth"
+	"github.com/murlog/murlog/domains"
 	"github.com/murlog/murlog/httpd"
 	"github.com/murlog/murlog/persona"
 	"github.com/murlog/murlog/post"
@@ -21,6 +22,7 @@ type Deps struct {
 	Personas *persona.Service
 	Posts    *post.Service
 	Settings *settings.Service
+	Domains  *domains.Service
 	Queue    queue.Inspector
 	// Now is the clock the views use to name a post's state; time.Now when nil.
 	Now func() time.Time
@@ -38,6 +40,7 @@ func New(d Deps, log *slog.Logger) *Server {
 	s.registerPersonas()
 	s.registerPosts()
 	s.registerSite()
+	s.registerDomains()
 	s.registerQueue()
 	return s
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/murlog/murlog/api"
 	"github.com/murlog/murlog/auth"
 	"github.com/murlog/murlog/config"
+	"github.com/murlog/murlog/domains"
 	"github.com/murlog/murlog/httpd"
 	"github.com/murlog/murlog/metrics"
 	"github.com/murlog/murlog/persona"
@@ -198,7 +199,7 @@ func (a *App) wire(ctx context.Context, cfg *config.Config, db *sqlite.DB) (*run
 	rt.setup.KeyPair = a.opts.KeyPair
 	cookies := httpd.Cookies{Secure: cfg.Scheme == "https"}
 	rpc := api.New(api.Deps{Site: rt.site, Cookies: cookies, Auth: rt.auth, Personas: persona.New(db),
-		Posts: post.New(db, rt.site), Settings: settings.New(db), Queue: rt.queue, Now: a.opts.Now}, a.log)
+		Posts: post.New(db, rt.site), Settings: settings.New(db), Domains: domains.New(db), Queue: rt.queue, Now: a.opts.Now}, a.log)
 	rt.api = httpd.Authenticate(rt.auth, cookies, cfg.TrustedProxy, rpc)
 	return rt, nil
 }

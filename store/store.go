@@ -38,6 +38,19 @@ type Tx interface {
 	// Jobs enqueues jobs in this transaction: they become visible to
 	// workers exactly when the write that caused them commits.
 	Jobs() Jobs
+	// DomainFailures is the delivery circuit breaker's state.
+	DomainFailures() DomainFailures
+	// FanoutProgress records how far each fan-out has got.
+	FanoutProgress() FanoutProgress
+}
+
+// FanoutProgress stores each fan-out's position, written in the same
+// transaction as the page of jobs it covers.
+type FanoutProgress interface {
+	// Get returns the last recipient done and whether the fan-out
+	// finished; "" and false for one never started.
+	Get(key string) (after string, done bool, err error)
+	Save(key, after string, done bool, at time.Time) error
 }
 
 // Jobs is transactional enqueue. With the embedded queue the jobs are
@@ -130,4 +143,42 @@ type LoginAttemptsRepo interface {
 	Put(a *murlog.LoginAttempts) error
 	Delete(key string) error
 	DeleteBefore(t time.Time) (int, error)
+}
+
+// DomainFailure is the circuit breaker's record of one remote domain whose
+// deliveries have been failing. A domain with no failures since its last
+// success has no record.
+type DomainFailure struct {
+	Domain         string // lower-case ASCII host[:port]
+	FailureCount   int    // consecutive failures since the last success
+	FirstFailureAt time.Time
+	LastFailureAt  time.Time
+	LastError      string // why the last delivery failed, at most MaxDomainError characters
+}
+
+// MaxDomainError bounds DomainFailure.LastError, in characters: enough to
+// tell a TLS error from a 410, too little for a remote error page to bloat
+// the table.
+const MaxDomainError = 500
+
+// DomainFailures stores delivery failures per remote domain. Domains are
+// taken as given: the caller normalises them.
+type DomainFailures interface {
+	// RecordFailure counts one more failure for domain at the given time,
+	// creating the record (first failure at that time) when there is none.
+	// The reason is cut to MaxDomainError characters.
+	RecordFailure(domain string, at time.Time, reason string) error
+	// RecordSuccess forgets domain's failures: a delivery that succeeds
+	// means the server is back. A domain with no record is not an error.
+	RecordSuccess(domain string) error
+	// Get returns domain's record or an ENotFound error.
+	Get(domain string) (*DomainFailure, error)
+	// Dead returns the domains, in name order, with at least threshold
+	// failures whose last failure is after now-window.
+	Dead(now time.Time, threshold int, window time.Duration) ([]string, error)
+	// List returns every record, worst first: most failures, then the
+	// most recent failure.
+	List() ([]*DomainFailure, error)
+	// Reset forgets domain's failures; ENotFound when it has none.
+	Reset(domain string) error
 }

@@ -230,6 +230,8 @@ func (t *tx) Sessions() store.Sessions               { return sessions{t} }
 func (t *tx) Tokens() store.Tokens                   { return tokens{t} }
 func (t *tx) LoginAttempts() store.LoginAttemptsRepo { return loginAttempts{t} }
 func (t *tx) Jobs() store.Jobs                       { return jobs{t} }
+func (t *tx) DomainFailures() store.DomainFailures   { return domainFailures{t} }
+func (t *tx) FanoutProgress() store.FanoutProgress   { return fanoutProgress{t} }
 
 // stmt returns the prepared statement for query bound to this transaction.
 // Statements are prepared once per connection and reused, which saves the

@@ -578,6 +578,13 @@ func (q *Queue) Cleanup(ctx context.Context, before time.Time) (int, error) {
 			break
 		}
 	}
+	// Fan-out positions are kept as long as the jobs they produced.
+	if err := q.db.Update(ctx, func(st store.Tx) error {
+		_, err := st.(*tx).exec("DELETE FROM fanout_progress WHERE updated_at < ?", micros(before))
+		return err
+	}); err != nil {
+		return total, err
+	}
 	return total, q.db.IncrementalVacuum(ctx)
 }
 

@@ -31,6 +31,7 @@ func Run(t *testing.T, open Opener) {
 		{"Sessions", testSessions},
 		{"Tokens", testTokens},
 		{"LoginAttempts", testLoginAttempts},
+		{"DomainFailures", testDomainFailures},
 		{"Rollback", testRollback},
 		{"FixedNow", testFixedNow},
 	}

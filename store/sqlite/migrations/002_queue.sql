@@ -54,3 +54,14 @@ CREATE TABLE queue_seen (
     id      TEXT PRIMARY KEY,
     done_at INTEGER NOT NULL
 ) WITHOUT ROWID;
+
+-- How far each fan-out has got: the last recipient whose job committed, in
+-- the same transaction as that page's jobs. A fan-out that stops half-way
+-- resumes after it, so no recipient gets two jobs and jobs keep ordinary
+-- time-ordered ids.
+CREATE TABLE fanout_progress (
+    key        TEXT PRIMARY KEY, -- the fan-out's own id (its parent job's id)
+    after      TEXT NOT NULL,    -- last recipient done
+    done       INTEGER NOT NULL DEFAULT 0,
+    updated_at INTEGER NOT NULL
+) WITHOUT ROWID;
