@@ -6,6 +6,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -25,6 +26,7 @@ import (
 	"github.com/murlog/murlog/metrics"
 	"github.com/murlog/murlog/persona"
 	"github.com/murlog/murlog/post"
+	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/settings"
 	"github.com/murlog/murlog/setup"
 	"github.com/murlog/murlog/store"
@@ -66,16 +68,20 @@ type App struct {
 
 // runtime is everything that exists once the database is open.
 type runtime struct {
-	cfg      *config.Config
-	db       *sqlite.DB
-	site     murlog.Site
-	complete atomic.Bool
-	auth     *auth.Service
-	setup    *setup.Service
-	api      http.Handler
-	queue    *sqlite.Queue
-	registry *worker.Registry
-	metrics  http.Handler
+	cfg       *config.Config
+	db        *sqlite.DB
+	site      murlog.Site
+	complete  atomic.Bool
+	auth      *auth.Service
+	setup     *setup.Service
+	api       http.Handler
+	queue     *sqlite.Queue // the embedded queue: transactional enqueue writes here
+	jobs      jobQueue      // what workers read: queue, or a migration Switch
+	wake      <-chan struct{}
+	secondary *sqlite.DB    // the queue being migrated to (queue_dual_write)
+	ledger    worker.Ledger // run-once ledger while migrating
+	registry  *worker.Registry
+	metrics   http.Handler
 }
 
 // New loads the config and, when murlog.ini exists, opens the database.
@@ -154,10 +160,14 @@ func (a *App) NewWorker(svc string) *worker.Worker {
 // ServeHTTP serves every request murlog answers.
 func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.handler.ServeHTTP(w, r) }
 
-// Close closes the database.
+// Close closes the database (and a secondary queue's).
 func (a *App) Close() error {
 	if rt := a.rt.Load(); rt != nil {
-		return rt.db.Close()
+		var err error
+		if rt.secondary != nil {
+			err = rt.secondary.Close()
+		}
+		return errors.Join(rt.db.Close(), err)
 	}
 	return nil
 }
@@ -192,8 +202,15 @@ func (a *App) wire(ctx context.Context, cfg *config.Config, db *sqlite.DB) (*run
 	}
 	rt := &runtime{cfg: cfg, db: db, site: murlog.Site{Scheme: cfg.Scheme, Domain: vals[murlog.SettingDomain]}}
 	rt.complete.Store(vals[murlog.SettingSetupComplete] == "1")
-	a.wireJobs(rt)
-	rt.metrics = metrics.Handler(cfg.MetricsToken, rt.queue)
+	if old := a.rt.Load(); old != nil && old.db == db {
+		// Rewiring after setup: keep the queue wiring (and the secondary
+		// database it may have opened).
+		rt.queue, rt.jobs, rt.wake, rt.secondary, rt.ledger = old.queue, old.jobs, old.wake, old.secondary, old.ledger
+		rt.registry = old.registry
+	} else if err := a.wireJobs(ctx, rt); err != nil {
+		return nil, err
+	}
+	rt.metrics = metrics.Handler(cfg.MetricsToken, metricsSource{rt})
 	rt.auth = auth.New(db)
 	rt.setup = setup.New(db)
 	rt.setup.KeyPair = a.opts.KeyPair
@@ -280,7 +297,23 @@ func (a *App) health(w http.ResponseWriter, r *http.Request) {
 		httpd.WriteError(w, r, a.log, murlog.Errorf(murlog.EUnavailable, "database unavailable"))
 		return
 	}
+	if err := rt.jobs.HealthCheck(r.Context()); err != nil {
+		httpd.WriteError(w, r, a.log, murlog.Errorf(murlog.EUnavailable, "job queue unavailable"))
+		return
+	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Write([]byte("ok\n"))
+}
+
+// metricsSource answers /metrics: queue depth from what the workers read,
+// stored counters from the embedded queue's database.
+type metricsSource struct{ rt *runtime }
+
+func (m metricsSource) Counts(ctx context.Context) ([]queue.Count, error) {
+	return m.rt.jobs.Counts(ctx)
+}
+
+func (m metricsSource) Samples(ctx context.Context) ([]queue.Sample, error) {
+	return m.rt.queue.Samples(ctx)
 }

@@ -12,30 +12,85 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/murlog/murlog/queue"
+	"github.com/murlog/murlog/queue/migrate"
+	"github.com/murlog/murlog/store/sqlite"
 	"github.com/murlog/murlog/worker"
 )
 
-// jobs wires the queue and the worker of a runtime: the embedded SQLite
-// queue, the handler registry and the worker options from murlog.ini.
-func (a *App) wireJobs(rt *runtime) {
+// jobQueue is what the worker, the owner's queue methods and /metrics
+// use: the embedded queue, or a migration Switch over it and a second one.
+type jobQueue interface {
+	queue.Queue
+	queue.Inspector
+}
+
+// wireJobs wires the queue and the worker's handlers of a runtime: the
+// embedded SQLite queue (rt.queue, which transactional enqueue writes),
+// and, while moving to another provider (queue_dual_write), the Switch
+// the workers read through, with the run-once ledger.
+func (a *App) wireJobs(ctx context.Context, rt *runtime) error {
 	rt.queue = rt.db.Queue()
+	rt.jobs = rt.queue
+	rt.wake = rt.db.Woken()
+	if dsn := rt.cfg.QueueDualWrite; dsn != "" {
+		sdb, err := sqlite.Open(ctx, strings.TrimPrefix(dsn, "sqlite:"), sqlite.Options{Now: a.opts.Now, Logger: a.log, OneShot: a.opts.OneShot})
+		if err != nil {
+			return fmt.Errorf("open the secondary queue %s: %w", dsn, err)
+		}
+		rt.secondary = sdb
+		q, err := migrate.FromConfig(rt.queue, sdb.Queue(), !rt.cfg.QueueSingleWrite, rt.cfg.QueueReadFrom)
+		if err != nil {
+			sdb.Close()
+			return err
+		}
+		sw := q.(*migrate.Switch)
+		rt.jobs, rt.wake, rt.ledger = sw, sw.Woken(), rt.db.Ledger()
+	}
 	rt.registry = worker.NewRegistry()
-	worker.RegisterMaintenance(rt.registry, rt.queue, rt.db, a.opts.Now)
+	worker.RegisterMaintenance(rt.registry, rt.jobs, rt.db, a.opts.Now)
+	return nil
+}
+
+// relaying reports whether jobs enqueued in the ledger's transactions must
+// be carried to the secondary queue: they land in the embedded queue,
+// which the workers no longer read once reads switched to the secondary.
+func (rt *runtime) relaying() bool {
+	return rt.secondary != nil && rt.cfg.QueueReadFrom == "secondary"
+}
+
+// relay moves jobs from the embedded queue to the secondary: once (for
+// `worker --once`), or following until ctx ends (beside a resident worker).
+func (a *App) relay(ctx context.Context, rt *runtime, follow bool) {
+	if !rt.relaying() {
+		return
+	}
+	d, err := migrate.Drain(ctx, rt.queue, rt.queue, rt.secondary.Queue(), migrate.DrainOptions{Follow: follow})
+	if err != nil && ctx.Err() == nil {
+		a.log.Error("relaying jobs to the secondary queue failed", "err", err)
+	}
+	if d.Moved+d.Copied > 0 {
+		a.log.Info("jobs relayed to the secondary queue", "moved", d.Moved, "copied", d.Copied)
+	}
 }
 
 // newWorker returns a worker over rt's queue. Job events are logged in
 // the queue seed's format (ts, level, event, svc, queue.*, job.*, trace_id).
 func (a *App) newWorker(rt *runtime, svc string) *worker.Worker {
-	return worker.New(worker.Options{
-		Queue: rt.queue, Inspector: rt.queue, Registry: rt.registry,
+	o := worker.Options{
+		Queue: rt.jobs, Inspector: rt.jobs, Registry: rt.registry,
 		MinConcurrency: rt.cfg.WorkerMinConcurrency, MaxConcurrency: rt.cfg.WorkerMaxConcurrency,
 		Logger: worker.NewJobLogger(a.opts.Stderr, a.level()),
-		Wake:   rt.db.Woken(), Svc: svc,
+		Wake:   rt.wake, Svc: svc,
 		OnConcurrency: func(n int) {
 			// Best effort: a gauge must never hold up jobs.
 			rt.queue.SetGauge(context.Background(), "worker_concurrency", float64(n))
 		},
-	})
+	}
+	if rt.ledger != nil {
+		o.Ledger = rt.ledger
+	}
+	return worker.New(o)
 }
 
 func (a *App) level() slog.Level {
@@ -96,8 +151,10 @@ func RunWorker(ctx context.Context, o Options, once bool) (int, error) {
 		defer lock.Close()
 	}
 	if once {
+		a.relay(ctx, rt, false)
 		return a.newWorker(rt, "murlog-worker-once").RunOnce(ctx, worker.OnceLifetime)
 	}
+	go a.relay(ctx, rt, true)
 	return 0, a.newWorker(rt, "murlog-worker").Run(ctx)
 }
 
@@ -117,6 +174,7 @@ func (a *App) runWorkerInServe(ctx context.Context) error {
 	if lock, err := lockWorker(rt.cfg.DataDir); err == nil {
 		defer lock.Close()
 	}
+	go a.relay(ctx, rt, true)
 	return a.newWorker(rt, "murlog-serve").Run(ctx)
 }
 
@@ -131,7 +189,14 @@ func (a *App) spawnWorker(ctx context.Context) error {
 	if rt == nil {
 		return nil
 	}
-	if ok, err := rt.queue.HasRunnable(ctx); err != nil || !ok {
+	ok, err := rt.queue.HasRunnable(ctx)
+	if err != nil {
+		return err
+	}
+	if !ok && rt.secondary != nil {
+		ok, err = rt.secondary.Queue().HasRunnable(ctx)
+	}
+	if err != nil || !ok {
 		return err
 	}
 	exe, err := os.Executable()

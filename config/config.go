@@ -55,11 +55,15 @@ type Config struct {
 	// says which one the workers read ("primary" or "secondary").
 	QueueDualWrite string
 	QueueReadFrom  string
+	// QueueSingleWrite ends dual writing (migration phase 3): jobs go to
+	// the queue read from only.
+	QueueSingleWrite bool
 }
 
 // Keys lists every key murlog.ini accepts, in the order they are written.
 var Keys = []string{"db_driver", "data_dir", "media_path", "web_dir", "listen", "scheme", "trusted_proxy", "log_level",
-	"worker_min_concurrency", "worker_max_concurrency", "metrics_token", "queue_dual_write", "queue_read_from"}
+	"worker_min_concurrency", "worker_max_concurrency", "metrics_token", "queue_dual_write", "queue_read_from",
+	"queue_single_write"}
 
 // Default returns the configuration murlog assumes for an ini at path that
 // does not exist yet.
@@ -198,6 +202,15 @@ func (c *Config) set(key, v string) error {
 			p = filepath.Join(dir, p)
 		}
 		c.QueueDualWrite = "sqlite:" + p
+	case "queue_single_write":
+		switch v {
+		case "true", "1", "yes":
+			c.QueueSingleWrite = true
+		case "false", "0", "no":
+			c.QueueSingleWrite = false
+		default:
+			return fmt.Errorf("must be true or false, not %q", v)
+		}
 	case "queue_read_from":
 		if v != "primary" && v != "secondary" {
 			return fmt.Errorf("must be primary or secondary, not %q", v)
@@ -223,8 +236,8 @@ func (c *Config) Validate() error {
 	if c.WorkerMaxConcurrency < c.WorkerMinConcurrency {
 		return fmt.Errorf("worker_max_concurrency (%d) is below worker_min_concurrency (%d)", c.WorkerMaxConcurrency, c.WorkerMinConcurrency)
 	}
-	if c.QueueReadFrom == "secondary" && c.QueueDualWrite == "" {
-		return errors.New("queue_read_from = secondary needs queue_dual_write to name the secondary queue")
+	if (c.QueueReadFrom == "secondary" || c.QueueSingleWrite) && c.QueueDualWrite == "" {
+		return errors.New("queue_read_from = secondary and queue_single_write need queue_dual_write to name the secondary queue")
 	}
 	return nil
 }

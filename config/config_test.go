@@ -251,7 +251,9 @@ func TestWorkerAndQueueKeys(t *testing.T) {
 		{"worker_min_concurrency = 40\nworker_max_concurrency = 10\n", "below worker_min_concurrency"},
 		{"metrics_token = short\n", "at least 16"},
 		{"queue_dual_write = redis://x\n", "sqlite:<path>"},
-		{"queue_read_from = secondary\n", "needs queue_dual_write"},
+		{"queue_read_from = secondary\n", "need queue_dual_write"},
+		{"queue_single_write = true\n", "need queue_dual_write"},
+		{"queue_single_write = maybe\n", "true or false"},
 	} {
 		if _, err := Load(writeIni(t, tc.body), env(nil)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Load(%q) = %v; want an error containing %q", tc.body, err, tc.want)

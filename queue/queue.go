@@ -163,8 +163,11 @@ func (j *Job) Validate() error {
 	if j.Priority < 0 || j.Priority > 9 {
 		return murlog.Invalid("priority", "must be 0–9")
 	}
-	if j.MaxAttempts < 0 || j.Delay < 0 {
+	if j.MaxAttempts < 0 {
 		return murlog.Invalid("max_attempts", "must not be negative")
+	}
+	if j.Delay < 0 {
+		return murlog.Invalid("delay", "must not be negative")
 	}
 	return nil
 }

@@ -275,9 +275,7 @@ func (r *run) loop() (int, error) {
 			}
 		}
 		if r.inflight == 0 {
-			if err := r.flush(); err != nil {
-				return r.finished, err
-			}
+			r.flushOrLog()
 			if !r.resident && (idle || !r.claiming()) {
 				return r.finished, nil
 			}
@@ -308,9 +306,7 @@ func (r *run) loop() (int, error) {
 			r.record(o)
 		case <-ackC:
 			ackTimer = nil
-			if err := r.flush(); err != nil {
-				r.w.o.Logger.Error("worker.ack_failed", "svc", r.w.o.Svc, "err", err.Error())
-			}
+			r.flushOrLog()
 		case <-stop:
 			// Stop claiming; give running jobs the grace period.
 			stopping = true
@@ -324,9 +320,7 @@ func (r *run) loop() (int, error) {
 				ackTimer.Stop()
 				ackTimer = nil
 			}
-			if err := r.flush(); err != nil {
-				r.w.o.Logger.Error("worker.ack_failed", "svc", r.w.o.Svc, "err", err.Error())
-			}
+			r.flushOrLog()
 		}
 		if r.sinceEv >= reevaluateEvery {
 			r.reevaluate()
@@ -463,6 +457,16 @@ func (r *run) record(o outcome) {
 	r.logJobLevel(level, j, event, res.Duration, extra...)
 }
 
+// flushOrLog flushes and logs a failure. A failed flush never stops the
+// worker: the jobs it could not ack stay running and stale recovery hands
+// them out again (at least once, never lost), so a database that is busy
+// for a moment costs a retry, not the worker.
+func (r *run) flushOrLog() {
+	if err := r.flush(); err != nil {
+		r.w.o.Logger.Error("worker.ack_failed", "svc", r.w.o.Svc, "queue.provider", r.w.o.Queue.Provider(), "err", err.Error())
+	}
+}
+
 // flush records completed ids in the ledger, then acks everything pending.
 func (r *run) flush() error {
 	if len(r.acks) == 0 {
@@ -471,6 +475,7 @@ func (r *run) flush() error {
 	ctx := context.WithoutCancel(r.ctx) // acks must land even during shutdown
 	if r.w.o.Ledger != nil && len(r.done) > 0 {
 		if err := r.w.o.Ledger.Done(ctx, r.done); err != nil {
+			r.acks, r.done = r.acks[:0], r.done[:0]
 			return fmt.Errorf("record finished jobs: %w", err)
 		}
 	}
