@@ -2,6 +2,9 @@ package worker
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -14,7 +17,51 @@ const (
 	TopicCleanup = "queue.cleanup" // delete done jobs past retention, return free pages
 	TopicVacuum  = "queue.vacuum"  // return free pages only
 	TopicNoop    = "queue.noop"    // does nothing: health checks and tests
+	// TopicSleep is a diagnostics job for operators: it sleeps, then
+	// succeeds, fails or panics as its payload (SleepPayload) asks, so the
+	// worker can be checked end to end on a new host — enqueue one and
+	// watch it finish, retry or land in the dead letters.
+	TopicSleep = "queue.sleep"
 )
+
+// SleepPayload is the payload of queue.sleep. An empty payload is {}.
+type SleepPayload struct {
+	MS    int  `json:"ms"`    // how long to sleep: 0 … MaxSleep in milliseconds
+	Fail  bool `json:"fail"`  // then fail (retried by the default policy)
+	Panic bool `json:"panic"` // then panic (the worker recovers; retried likewise)
+}
+
+// MaxSleep bounds a queue.sleep job; a longer one goes to the dead letters
+// unrun.
+const MaxSleep = 10 * time.Second
+
+// runSleep runs a queue.sleep job: it waits p.MS milliseconds (or until ctx
+// ends), then does what the payload asks.
+func runSleep(ctx context.Context, j *queue.Job) error {
+	var p SleepPayload
+	if len(j.Payload) > 0 {
+		if err := json.Unmarshal(j.Payload, &p); err != nil {
+			return queue.Permanent(fmt.Errorf("payload of %s does not decode: %w", TopicSleep, err))
+		}
+	}
+	if p.MS < 0 || p.MS > int(MaxSleep/time.Millisecond) {
+		return queue.Permanent(fmt.Errorf("%s: ms must be 0–%d, not %d", TopicSleep, MaxSleep/time.Millisecond, p.MS))
+	}
+	t := time.NewTimer(time.Duration(p.MS) * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+	}
+	switch {
+	case p.Panic:
+		panic(TopicSleep + ": panic requested by the payload")
+	case p.Fail:
+		return errors.New(TopicSleep + ": failure requested by the payload")
+	}
+	return nil
+}
 
 // cleanupNS namespaces the deterministic ids of scheduled maintenance.
 var cleanupNS = uuid.MustParse("6f1d3c2e-9b1a-4c55-8f3e-4d2b7a9e0c11")
@@ -36,7 +83,7 @@ type Vacuumer interface {
 
 // RegisterMaintenance registers the maintenance handlers: clean-up deletes
 // done jobs older than queue.CompletedRetention (and vacuums), vacuum only
-// vacuums, noop does nothing.
+// vacuums, noop does nothing, sleep is the diagnostics job (see TopicSleep).
 func RegisterMaintenance(r *Registry, in queue.Inspector, v Vacuumer, now func() time.Time) {
 	if now == nil {
 		now = time.Now
@@ -47,4 +94,5 @@ func RegisterMaintenance(r *Registry, in queue.Inspector, v Vacuumer, now func()
 	})
 	r.Handle(TopicVacuum, func(ctx context.Context, _ *queue.Job) error { return v.IncrementalVacuum(ctx) })
 	r.Handle(TopicNoop, func(context.Context, *queue.Job) error { return nil })
+	r.Handle(TopicSleep, runSleep)
 }
