@@ -111,8 +111,17 @@ var ErrLocked = errors.New("another murlog worker is running")
 // lockWorker takes a non-blocking exclusive flock on data_dir/worker.lock.
 // The lock dies with the process, so a killed worker never leaves it held.
 func lockWorker(dataDir string) (*os.File, error) {
-	f, err := os.OpenFile(filepath.Join(dataDir, LockFile), os.O_CREATE|os.O_RDWR, 0o600)
+	p := filepath.Join(dataDir, LockFile)
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
+		return nil, err
+	}
+	// Run as root (a crontab line without a user), a new lock file would
+	// belong to root and every later worker of the site's own user would
+	// fail to open it. Hand it to the data directory's owner, as SQLite
+	// does with its -wal and -shm files.
+	if err := giveTo(p, dataDir); err != nil {
+		f.Close()
 		return nil, err
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
@@ -151,11 +160,46 @@ func RunWorker(ctx context.Context, o Options, once bool) (int, error) {
 		defer lock.Close()
 	}
 	if once {
-		a.relay(ctx, rt, false)
-		return a.newWorker(rt, "murlog-worker-once").RunOnce(ctx, worker.OnceLifetime)
+		return a.runOnce(ctx, rt, lock)
 	}
 	go a.relay(ctx, rt, true)
 	return 0, a.newWorker(rt, "murlog-worker").Run(ctx)
+}
+
+// runOnce is `murlog worker --once` holding lock. When its batches find
+// nothing it lets the lock go and looks once more: a job enqueued while it
+// was finishing would otherwise wait for the next request or cron run,
+// since the worker spawned for it yielded to this one's lock.
+func (a *App) runOnce(ctx context.Context, rt *runtime, lock *os.File) (int, error) {
+	start := time.Now()
+	w := a.newWorker(rt, "murlog-worker-once")
+	total := 0
+	for {
+		a.relay(ctx, rt, false)
+		n, err := w.RunOnce(ctx, worker.OnceLifetime-time.Since(start))
+		total += n
+		if err != nil || ctx.Err() != nil || time.Since(start) >= worker.OnceLifetime {
+			lock.Close()
+			return total, err
+		}
+		lock.Close()
+		more, err := a.anyRunnable(ctx, rt)
+		if err != nil || !more {
+			return total, err
+		}
+		if lock, err = lockWorker(rt.cfg.DataDir); err != nil {
+			return total, nil // another worker took over
+		}
+	}
+}
+
+// anyRunnable reports whether a job is runnable in either queue.
+func (a *App) anyRunnable(ctx context.Context, rt *runtime) (bool, error) {
+	ok, err := rt.queue.HasRunnable(ctx)
+	if err == nil && !ok && rt.secondary != nil {
+		ok, err = rt.secondary.Queue().HasRunnable(ctx)
+	}
+	return ok, err
 }
 
 // runWorkerInServe runs the in-process worker of `murlog serve`. Before
@@ -171,11 +215,35 @@ func (a *App) runWorkerInServe(ctx context.Context) error {
 		}
 	}
 	rt := a.rt.Load()
-	if lock, err := lockWorker(rt.cfg.DataDir); err == nil {
-		defer lock.Close()
-	}
+	go a.holdLock(ctx, rt)
 	go a.relay(ctx, rt, true)
 	return a.newWorker(rt, "murlog-serve").Run(ctx)
+}
+
+// holdLock takes the worker lock for serve's resident worker, so cron and
+// CGI workers yield to it, and keeps trying while a `worker --once` holds
+// it. Running meanwhile is safe (claims never overlap), only not alone.
+func (a *App) holdLock(ctx context.Context, rt *runtime) {
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	warned := false
+	for {
+		lock, err := lockWorker(rt.cfg.DataDir)
+		if err == nil {
+			<-ctx.Done()
+			lock.Close()
+			return
+		}
+		if !warned {
+			a.log.Warn("another worker holds the worker lock; serve's worker runs beside it and retries the lock every minute", "err", err)
+			warned = true
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // spawnWorker starts `murlog worker --once` detached, after a CGI response
@@ -189,16 +257,21 @@ func (a *App) spawnWorker(ctx context.Context) error {
 	if rt == nil {
 		return nil
 	}
-	ok, err := rt.queue.HasRunnable(ctx)
-	if err != nil {
-		return err
-	}
-	if !ok && rt.secondary != nil {
-		ok, err = rt.secondary.Queue().HasRunnable(ctx)
-	}
+	ok, err := a.anyRunnable(ctx, rt)
 	if err != nil || !ok {
 		return err
 	}
+	// A worker already running (it holds the lock) will get to the jobs;
+	// starting another only for it to yield would cost a process per
+	// request on a busy site.
+	lock, err := lockWorker(rt.cfg.DataDir)
+	if errors.Is(err, ErrLocked) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	lock.Close()
 	exe, err := os.Executable()
 	if err != nil {
 		return err
@@ -235,7 +308,11 @@ func openWorkerLog(dataDir string) (*os.File, error) {
 	if st, err := os.Stat(p); err == nil && st.Size() > maxWorkerLog {
 		flags |= os.O_TRUNC
 	}
-	return os.OpenFile(p, flags, 0o600)
+	f, err := os.OpenFile(p, flags, 0o600)
+	if err == nil {
+		giveTo(p, dataDir)
+	}
+	return f, err
 }
 
 // workerEnv keeps what a worker needs from the CGI environment: the path,

@@ -13,11 +13,14 @@ import (
 	"runtime"
 	"runtime/debug"
 	"syscall"
+	"time"
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/app"
 	"github.com/murlog/murlog/config"
+	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/store/sqlite"
+	"github.com/murlog/murlog/worker"
 )
 
 const usage = `murlog — a one-person ActivityPub blog and microblog server
@@ -163,6 +166,19 @@ func runWorker(args []string, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	if once {
+		// The 5-minute lifetime is kept by the worker between batches; a
+		// handler that ignores cancellation could still hold the process
+		// (and the lock every CGI and cron worker waits on) for ever. Past
+		// the lifetime plus one job timeout and the shutdown grace, exit:
+		// stale recovery hands its jobs out again.
+		hard := worker.OnceLifetime + queue.DefaultTimeout + worker.DefaultShutdownGrace
+		t := time.AfterFunc(hard, func() {
+			fmt.Fprintf(stderr, "murlog worker --once: still running after %v; exiting (its jobs will be recovered)\n", hard)
+			os.Exit(1)
+		})
+		defer t.Stop()
+	}
 	if _, err := app.RunWorker(ctx, options(cfgPath, stderr), once); err != nil {
 		fmt.Fprintln(stderr, "murlog worker:", err)
 		return 1
