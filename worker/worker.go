@@ -207,6 +207,7 @@ type run struct {
 	resident  bool
 
 	results  chan outcome
+	ready    []*queue.Job // claimed, waiting for a free slot
 	inflight int
 	conc     int
 	sinceEv  int
@@ -261,18 +262,38 @@ func (r *run) loop() (int, error) {
 	var ackTimer *time.Timer
 	for {
 		idle := false
-		for r.claiming() && r.inflight < r.conc {
-			n := minInt(r.conc-r.inflight, r.claimSize)
-			started, err := r.claim(n)
-			if err != nil {
-				r.w.o.Logger.Error("worker.claim_failed", "svc", r.w.o.Svc, "queue.provider", r.w.o.Queue.Provider(), "err", err.Error())
-				idle = true
-				break
+		if r.ctx.Err() != nil && len(r.ready) > 0 {
+			// Shutting down: claimed jobs not started yet go back unrun.
+			for _, j := range r.ready {
+				r.acks = append(r.acks, queue.Ack{Job: j, Result: queue.Result{Status: queue.Released}})
 			}
-			if started == 0 {
-				idle = true
-				break
+			r.ready = nil
+		}
+		for r.inflight < r.conc {
+			if len(r.ready) == 0 {
+				if !r.claiming() {
+					break
+				}
+				// Claim a whole batch even when fewer slots are free: one
+				// claim transaction then feeds several rounds of short jobs.
+				// The rest wait here, claimed, for a free slot.
+				got, err := r.claim(r.claimSize)
+				if err != nil {
+					r.w.o.Logger.Error("worker.claim_failed", "svc", r.w.o.Svc, "queue.provider", r.w.o.Queue.Provider(), "err", err.Error())
+					idle = true
+					break
+				}
+				if got == 0 {
+					idle = true
+					break
+				}
+				continue
 			}
+			j := r.ready[0]
+			r.ready = r.ready[1:]
+			r.inflight++
+			r.sinceEv++
+			go r.execute(j)
 		}
 		if r.inflight == 0 {
 			r.flushOrLog()
@@ -349,8 +370,9 @@ func (r *run) maintain() {
 	}
 }
 
-// claim claims up to n jobs and starts them; it returns how many it
-// started (jobs already run according to the ledger are acked at once).
+// claim claims up to n jobs into the ready list; it returns how many it
+// claimed (jobs already run according to the ledger are acked at once
+// instead of queued).
 func (r *run) claim(n int) (int, error) {
 	js, err := r.w.o.Queue.DequeueBatch(r.ctx, nil, n)
 	if err != nil || len(js) == 0 {
@@ -377,9 +399,7 @@ func (r *run) claim(n int) (int, error) {
 			r.logJob(j, "job.skipped", 0, nil, slog.String("reason", "already run (seen in another queue)"))
 			continue
 		}
-		r.inflight++
-		r.sinceEv++
-		go r.execute(j)
+		r.ready = append(r.ready, j)
 	}
 	return len(js), nil
 }

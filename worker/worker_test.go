@@ -38,7 +38,7 @@ type syncBuf struct {
 func (s *syncBuf) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
 func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	c := queuetest.NewClock()
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "murlog.db"), sqlite.Options{Now: c.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
@@ -59,7 +59,7 @@ func (e *env) worker(o Options) *Worker {
 	return New(o)
 }
 
-func (e *env) enqueue(t *testing.T, topic string, payload string, n int) []queue.Job {
+func (e *env) enqueue(t testing.TB, topic string, payload string, n int) []queue.Job {
 	t.Helper()
 	var js []queue.Job
 	for i := 0; i < n; i++ {
