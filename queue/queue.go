@@ -192,3 +192,32 @@ func IsPermanent(err error) bool {
 	var p permanent
 	return errors.As(err, &p)
 }
+
+// PollDequeue implements a blocking Dequeue over a non-blocking claim: it
+// claims one job with claim, and otherwise waits for wake (jobs enqueued
+// in this process), poll (jobs from elsewhere, or coming due) or ctx.
+// Adapters whose engine cannot block on a claim share it.
+func PollDequeue(ctx context.Context, claim func(ctx context.Context, topics []string, max int) ([]*Job, error),
+	topics []string, wake <-chan struct{}, poll time.Duration) (*Job, error) {
+	if poll <= 0 {
+		poll = time.Second
+	}
+	timer := time.NewTimer(poll)
+	defer timer.Stop()
+	for {
+		js, err := claim(ctx, topics, 1)
+		if err != nil {
+			return nil, err
+		}
+		if len(js) == 1 {
+			return js[0], nil
+		}
+		timer.Reset(poll)
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-wake:
+		case <-timer.C:
+		}
+	}
+}

@@ -257,28 +257,7 @@ func (s *Switch) fenced(ctx context.Context) (bool, error) {
 // than blocking in a side's own Dequeue, which could claim from a side
 // the Switch has just left.
 func (s *Switch) Dequeue(ctx context.Context, topics []string) (*queue.Job, error) {
-	poll := s.Poll
-	if poll <= 0 {
-		poll = time.Second
-	}
-	timer := time.NewTimer(poll)
-	defer timer.Stop()
-	for {
-		js, err := s.DequeueBatch(ctx, topics, 1)
-		if err != nil {
-			return nil, err
-		}
-		if len(js) == 1 {
-			return js[0], nil
-		}
-		timer.Reset(poll)
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-s.wake:
-		case <-timer.C:
-		}
-	}
+	return queue.PollDequeue(ctx, s.DequeueBatch, topics, s.wake, s.Poll)
 }
 
 // Ack implements queue.Queue.

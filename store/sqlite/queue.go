@@ -252,28 +252,7 @@ func less(a, b *queue.Job) bool {
 // Dequeue implements queue.Queue: it claims one job, waiting until one is
 // enqueued in this process (woken at once), or Poll passes.
 func (q *Queue) Dequeue(ctx context.Context, topics []string) (*queue.Job, error) {
-	poll := q.Poll
-	if poll <= 0 {
-		poll = time.Second
-	}
-	timer := time.NewTimer(poll)
-	defer timer.Stop()
-	for {
-		js, err := q.DequeueBatch(ctx, topics, 1)
-		if err != nil {
-			return nil, err
-		}
-		if len(js) == 1 {
-			return js[0], nil
-		}
-		timer.Reset(poll)
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-q.db.woken:
-		case <-timer.C:
-		}
-	}
+	return queue.PollDequeue(ctx, q.DequeueBatch, topics, q.db.woken, q.Poll)
 }
 
 // Ack implements queue.Queue.
