@@ -375,3 +375,37 @@ func TestJobLogFormat(t *testing.T) {
 		}
 	}
 }
+
+// TestEachRunHasItsTopicsTimeout: a handler's context ends after the
+// topic policy's timeout (60 s), and a run that overstays it is retried
+// with the timeout as its reason.
+func TestEachRunHasItsTopicsTimeout(t *testing.T) {
+	e := newEnv(t)
+	var left time.Duration
+	e.reg.Handle("test.deadline", func(ctx context.Context, _ *queue.Job) error {
+		d, ok := ctx.Deadline()
+		if !ok {
+			return errors.New("no deadline")
+		}
+		left = time.Until(d)
+		return nil
+	})
+	e.enqueue(t, "test.deadline", `{}`, 1)
+	e.worker(Options{}).RunBatch(ctx, 20, 5*time.Second)
+	if left < queue.DefaultTimeout-2*time.Second || left > queue.DefaultTimeout {
+		t.Errorf("handler saw %v left; want about the 60 s job timeout", left)
+	}
+	// A run that ends by its deadline is a retry, not a success.
+	e.reg.Handle("test.slow", func(ctx context.Context, _ *queue.Job) error {
+		c, cancel := context.WithTimeout(ctx, 10*time.Millisecond) // stands in for the 60 s
+		defer cancel()
+		<-c.Done()
+		return c.Err()
+	})
+	e.enqueue(t, "test.slow", `{}`, 1)
+	e.worker(Options{}).RunBatch(ctx, 20, 5*time.Second)
+	in, _ := e.q.List(ctx, queue.ListQuery{Topic: "test.slow", Limit: 1})
+	if len(in) != 1 || in[0].State != queue.StateScheduled || !strings.Contains(in[0].LastError, "deadline exceeded") {
+		t.Errorf("timed-out run: %+v; want it scheduled for a retry with the deadline as reason", in)
+	}
+}
