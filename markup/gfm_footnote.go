@@ -277,12 +277,5 @@ func (footnoteRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 		}
 		return ast.WalkContinue, nil
 	})
-	reg.Register(kindFootnoteList, func(w util.BufWriter, _ []byte, _ ast.Node, entering bool) (ast.WalkStatus, error) {
-		if entering {
-			_, _ = w.WriteString("<div class=\"footnotes\">\n<hr>\n<ol>\n")
-		} else {
-			_, _ = w.WriteString("</ol>\n</div>\n")
-		}
-		return ast.WalkContinue, nil
-	})
+	reg.Register(kindFootnoteList, wrapIn("<div class=\"footnotes\">\n<hr>\n<ol>\n", "</ol>\n</div>\n"))
 }

@@ -121,14 +121,7 @@ type gfmInlineRenderer struct{}
 
 // RegisterFuncs implements renderer.NodeRenderer.
 func (gfmInlineRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
-	reg.Register(kindStrikethrough, func(w util.BufWriter, _ []byte, _ ast.Node, entering bool) (ast.WalkStatus, error) {
-		if entering {
-			_, _ = w.WriteString("<del>")
-		} else {
-			_, _ = w.WriteString("</del>")
-		}
-		return ast.WalkContinue, nil
-	})
+	reg.Register(kindStrikethrough, wrapIn("<del>", "</del>"))
 	reg.Register(kindTaskBox, func(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if entering {
 			if n.(*taskBox).checked {
@@ -139,4 +132,16 @@ func (gfmInlineRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) 
 		}
 		return ast.WalkContinue, nil
 	})
+}
+
+// wrapIn renders a node as fixed markup around its children.
+func wrapIn(open, close string) renderer.NodeRendererFunc {
+	return func(w util.BufWriter, _ []byte, _ ast.Node, entering bool) (ast.WalkStatus, error) {
+		if entering {
+			_, _ = w.WriteString(open)
+		} else {
+			_, _ = w.WriteString(close)
+		}
+		return ast.WalkContinue, nil
+	}
 }

@@ -311,14 +311,7 @@ type tableRenderer struct{}
 
 // RegisterFuncs implements renderer.NodeRenderer.
 func (tableRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
-	reg.Register(kindTable, func(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if entering {
-			_, _ = w.WriteString("<table>\n")
-		} else {
-			_, _ = w.WriteString("</table>\n")
-		}
-		return ast.WalkContinue, nil
-	})
+	reg.Register(kindTable, wrapIn("<table>\n", "</table>\n"))
 	reg.Register(kindTableRow, func(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
 		row := n.(*tableRow)
 		switch {
