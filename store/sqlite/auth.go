@@ -71,18 +71,7 @@ func scanToken(sc interface{ Scan(...any) error }) (*murlog.APIToken, error) {
 }
 
 func (r tokens) GetByHash(tokenHash string) (*murlog.APIToken, error) {
-	s, err := r.t.stmt("SELECT " + tokenCols + " FROM api_tokens WHERE token_hash = ?")
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	k, err := scanToken(s.QueryRow(tokenHash))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, murlog.NotFound("token")
-	}
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	return k, nil
+	return one(r.t, "token", "SELECT "+tokenCols+" FROM api_tokens WHERE token_hash = ?", scanToken, tokenHash)
 }
 
 func (r tokens) List() ([]*murlog.APIToken, error) {

@@ -350,6 +350,24 @@ func mapErr(err error) error {
 	return murlog.Internal(err)
 }
 
+// one runs a one-row query and scans it with scan; no row is an
+// ENotFound naming what.
+func one[T any](t *tx, what, query string, scan func(interface{ Scan(...any) error }) (T, error), args ...any) (T, error) {
+	var zero T
+	s, err := t.stmt(query)
+	if err != nil {
+		return zero, mapErr(err)
+	}
+	v, err := scan(s.QueryRow(args...))
+	if errors.Is(err, sql.ErrNoRows) {
+		return zero, murlog.NotFound(what)
+	}
+	if err != nil {
+		return zero, mapErr(err)
+	}
+	return v, nil
+}
+
 // notFound maps sql.ErrNoRows to an ENotFound naming what.
 func notFound(err error, what string) error {
 	if errors.Is(err, sql.ErrNoRows) {

@@ -1,11 +1,8 @@
 package sqlite
 
 import (
-	"database/sql"
-	"errors"
 	"time"
 
-	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/store"
 )
 
@@ -41,18 +38,7 @@ func scanDomainFailure(sc interface{ Scan(...any) error }) (*store.DomainFailure
 }
 
 func (r domainFailures) Get(domain string) (*store.DomainFailure, error) {
-	s, err := r.t.stmt("SELECT " + domainFailureCols + " FROM domain_failures WHERE domain = ?")
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	f, err := scanDomainFailure(s.QueryRow(domain))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, murlog.NotFound("domain")
-	}
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	return f, nil
+	return one(r.t, "domain", "SELECT "+domainFailureCols+" FROM domain_failures WHERE domain = ?", scanDomainFailure, domain)
 }
 
 func (r domainFailures) Dead(now time.Time, threshold int, window time.Duration) ([]string, error) {

@@ -49,18 +49,7 @@ func (r personas) Create(p *murlog.Persona) error {
 }
 
 func (r personas) one(where string, arg any) (*murlog.Persona, error) {
-	s, err := r.t.stmt("SELECT " + personaCols + " FROM personas WHERE " + where)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	p, err := scanPersona(s.QueryRow(arg))
-	if err == sql.ErrNoRows {
-		return nil, murlog.NotFound("persona")
-	}
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	return p, nil
+	return one(r.t, "persona", "SELECT "+personaCols+" FROM personas WHERE "+where, scanPersona, arg)
 }
 
 func (r personas) Get(id string) (*murlog.Persona, error) { return r.one("id = ?", id) }

@@ -71,18 +71,7 @@ func (r posts) Create(p *murlog.Post) error {
 }
 
 func (r posts) Get(id string) (*murlog.Post, error) {
-	s, err := r.t.stmt("SELECT " + postCols + " FROM posts WHERE id = ?")
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	p, err := scanPost(s.QueryRow(id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, murlog.NotFound("post")
-	}
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	return p, nil
+	return one(r.t, "post", "SELECT "+postCols+" FROM posts WHERE id = ?", scanPost, id)
 }
 
 func (r posts) Update(p *murlog.Post) error {
