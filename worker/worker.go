@@ -27,33 +27,16 @@ const (
 )
 
 // Concurrency returns how many jobs to run at once for a queue depth:
-// under 100 runnable → min, under 500 → 20, else max (clamped to
-// [min, max]).
-func Concurrency(runnable, min, max int) int {
+// under 100 runnable → lo, under 500 → 20 (clamped to [lo, hi]), else hi.
+func Concurrency(runnable, lo, hi int) int {
 	switch {
 	case runnable < 100:
-		return min
+		return lo
 	case runnable < 500:
-		return clamp(midConcurrency, min, max)
+		return min(max(midConcurrency, lo), hi)
 	default:
-		return max
+		return hi
 	}
-}
-
-func clamp(v, lo, hi int) int { return minInt(maxInt(v, lo), hi) }
-
-func minInt(a, b int) int {
-	if a < b {
-		return a
-	}
-	return b
-}
-
-func maxInt(a, b int) int {
-	if a > b {
-		return a
-	}
-	return b
 }
 
 // Ledger remembers jobs run to completion, so a job that exists in two
@@ -146,20 +129,13 @@ func (w *Worker) RunOnce(ctx context.Context, lifetime time.Duration) (int, erro
 	total := 0
 	for time.Since(start) < lifetime {
 		remaining := lifetime - time.Since(start)
-		n, err := w.RunBatch(ctx, 20, minDur(30*time.Second, remaining))
+		n, err := w.RunBatch(ctx, 20, min(30*time.Second, remaining))
 		total += n
 		if err != nil || n == 0 || ctx.Err() != nil {
 			return total, err
 		}
 	}
 	return total, nil
-}
-
-func minDur(a, b time.Duration) time.Duration {
-	if a < b {
-		return a
-	}
-	return b
 }
 
 // Run is the resident loop: it claims whenever slots are free and jobs are
