@@ -44,12 +44,3 @@ func New(d Deps, log *slog.Logger) *Server {
 	s.registerQueue()
 	return s
 }
-
-// Methods lists the registered method names (for docs and tests).
-func (s *Server) Methods() []string {
-	out := make([]string, 0, len(s.methods))
-	for n := range s.methods {
-		out = append(out, n)
-	}
-	return out
-}

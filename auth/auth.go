@@ -114,7 +114,11 @@ func (s *Service) Login(ctx context.Context, in LoginInput) (string, *murlog.Ses
 		now := tx.Now()
 		sess = &murlog.Session{TokenHash: HashToken(secret), CreatedAt: now, LastSeenAt: now,
 			ExpiresAt: now.Add(s.SessionTTL), UserAgent: truncate(in.UserAgent, 256)}
+		// Housekeeping where it costs nothing noticeable: a login is rare.
 		if _, err := tx.Sessions().DeleteExpired(now); err != nil {
+			return err
+		}
+		if _, err := tx.LoginAttempts().DeleteBefore(now.Add(-s.FailureReset)); err != nil {
 			return err
 		}
 		return tx.Sessions().Create(sess)
@@ -146,22 +150,6 @@ func (s *Service) countAttempt(tx store.Tx, key string) error {
 		a.LockedUntil = now.Add(s.Lockout)
 	}
 	return tx.LoginAttempts().Put(a)
-}
-
-// RetryAfter reports whether key is locked out and for how long.
-func (s *Service) RetryAfter(ctx context.Context, key string) (time.Duration, error) {
-	var d time.Duration
-	err := s.store.View(ctx, func(tx store.Tx) error {
-		a, err := tx.LoginAttempts().Get(key)
-		if err != nil {
-			return err
-		}
-		if tx.Now().Before(a.LockedUntil) {
-			d = a.LockedUntil.Sub(tx.Now())
-		}
-		return nil
-	})
-	return d, err
 }
 
 // Logout ends the session with the given hash.

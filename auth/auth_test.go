@@ -315,3 +315,18 @@ func TestResetSecretGuessesAreRateLimited(t *testing.T) {
 		t.Errorf("6th wrong reset secret = %v; want rate_limited", err)
 	}
 }
+
+func TestLoginPrunesStaleAttempts(t *testing.T) {
+	s, db, c := newService(t)
+	s.Login(ctx, auth.LoginInput{Password: "wrong", ClientKey: "old.client"})
+	c.add(time.Hour)
+	if _, _, err := s.Login(ctx, auth.LoginInput{Password: "correct horse", ClientKey: "owner"}); err != nil {
+		t.Fatal(err)
+	}
+	db.View(ctx, func(tx store.Tx) error {
+		if a, _ := tx.LoginAttempts().Get("old.client"); a.Failures != 0 {
+			t.Errorf("a failure an hour old survived a login: %+v", a)
+		}
+		return nil
+	})
+}
