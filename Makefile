@@ -1,9 +1,17 @@
 # murlog — developer commands. `make test` is the command CI runs.
 .PHONY: test build run bench
 
+# The test pipeline must fail when go test fails, not only when the
+# summariser does.
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
+
+# go test -json, summarised by internal/testsum: package result lines, the
+# output of failing tests, and every skipped test with its reason (a
+# skipped real-engine or Apache test must be visible).
 test:
 	go vet ./...
-	go test -race -count=1 ./...
+	go test -race -count=1 -json ./... 2>&1 | go run ./internal/testsum
 
 build:
 	CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o murlog ./cmd/murlog

@@ -1,0 +1,208 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/murlog/murlog/client"
+	"github.com/murlog/murlog/internal/apachetest"
+)
+
+// server is a real `murlog serve` process on loopback, set up through the
+// wizard, for the figures that only a whole process shows (resident
+// memory). env adds to the process environment (GOMEMLIMIT=off, say).
+type server struct {
+	cmd   *exec.Cmd
+	base  string
+	owner *client.Client // logged in
+	pid   int
+}
+
+func startServer(tb testing.TB, env ...string) *server {
+	tb.Helper()
+	bin := apachetest.Murlog(tb)
+	dir := tb.TempDir()
+	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "MURLOG_CONFIG="+filepath.Join(dir, "murlog.ini"), "MURLOG_SCHEME=http")
+	cmd.Env = append(cmd.Env, env...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	s := &server{cmd: cmd, pid: cmd.Process.Pid}
+	tb.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+		}
+	})
+	// serve logs its address in a JSON line; every later line (one per
+	// request) is read and dropped so the pipe never fills.
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		sent := false
+		for sc.Scan() {
+			var line struct {
+				Addr string `json:"addr"`
+			}
+			if !sent && json.Unmarshal(sc.Bytes(), &line) == nil && line.Addr != "" {
+				addr <- line.Addr
+				sent = true
+			}
+		}
+		io.Copy(io.Discard, stderr)
+	}()
+	select {
+	case a := <-addr:
+		s.base = "http://" + a
+	case <-time.After(30 * time.Second):
+		tb.Fatal("murlog serve did not report its address")
+	}
+	ctx := context.Background()
+	s.owner = client.New(s.base)
+	if err := s.owner.Setup(ctx, strings.TrimPrefix(s.base, "http://"), "owner", "correct horse battery"); err != nil {
+		tb.Fatal(err)
+	}
+	if err := s.owner.Login(ctx, "correct horse battery"); err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+// rssKB returns the process's resident set size from /proc.
+func (s *server) rssKB(tb testing.TB) int {
+	tb.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.pid))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+			return n
+		}
+	}
+	tb.Fatal("no VmRSS in /proc status")
+	return 0
+}
+
+// settledRSS waits for the resident size to stop falling (the runtime
+// returns freed memory in the background) and returns it in MB.
+func (s *server) settledRSS(tb testing.TB, max time.Duration) float64 {
+	tb.Helper()
+	prev := s.rssKB(tb)
+	deadline := time.Now().Add(max)
+	for time.Now().Before(deadline) {
+		time.Sleep(500 * time.Millisecond)
+		cur := s.rssKB(tb)
+		if cur >= prev-256 {
+			prev = min(prev, cur)
+			break
+		}
+		prev = cur
+	}
+	return float64(prev) / 1024
+}
+
+// batch posts one JSON-RPC batch body with c's credentials and returns the
+// HTTP status and the reply's size.
+func batch(tb testing.TB, c *client.Client, calls [][]byte) (int, int) {
+	tb.Helper()
+	body := append([]byte("["), bytes.Join(calls, []byte(","))...)
+	body = append(body, ']')
+	status, reply, err := c.Post(context.Background(), "/api/mur/v1/rpc", "application/json", body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return status, len(reply)
+}
+
+// seedNotes creates n notes through batches of 100 posts.create calls.
+func (s *server) seedNotes(tb testing.TB, n int) {
+	tb.Helper()
+	for done := 0; done < n; done += seedBatch {
+		calls := make([][]byte, 0, seedBatch)
+		for i := done; i < min(done+seedBatch, n); i++ {
+			calls = append(calls, createBody(i))
+		}
+		if st, _ := batch(tb, s.owner, calls); st != http.StatusOK {
+			tb.Fatalf("seed batch at %d: HTTP %d", done, st)
+		}
+	}
+}
+
+// readLoad runs workers anonymous readers calling posts.list (20) and
+// posts.get for d and returns the calls per second.
+func (s *server) readLoad(tb testing.TB, workers int, d time.Duration) float64 {
+	tb.Helper()
+	var ids []string
+	var page struct {
+		Items []struct {
+			ID string `json:"id"`
+		} `json:"items"`
+	}
+	if err := s.owner.Call(context.Background(), "posts.list", map[string]int{"limit": 20}, &page); err != nil {
+		tb.Fatal(err)
+	}
+	for _, it := range page.Items {
+		ids = append(ids, it.ID)
+	}
+	if len(ids) == 0 {
+		tb.Fatal("no posts to read")
+	}
+	bodies := append(getBodies(ids, 64), listBody(20))
+	tr := &http.Transport{MaxIdleConnsPerHost: workers}
+	defer tr.CloseIdleConnections()
+	hc := &http.Client{Transport: tr}
+	var calls, failed atomic.Int64
+	stop := time.Now().Add(d)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := w; time.Now().Before(stop); i++ {
+				resp, err := hc.Post(s.base+"/api/mur/v1/rpc", "application/json", bytes.NewReader(bodies[i%len(bodies)]))
+				if err != nil {
+					failed.Add(1)
+					continue
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					failed.Add(1)
+				}
+				calls.Add(1)
+			}
+		}(w)
+	}
+	wg.Wait()
+	if f := failed.Load(); f > 0 {
+		tb.Errorf("read load: %d of %d calls failed", f, calls.Load())
+	}
+	return float64(calls.Load()) / d.Seconds()
+}
