@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -148,6 +149,13 @@ func TestHandMadeResetFilesAreRefused(t *testing.T) {
 				}
 				if err := os.Symlink(real, path); err != nil {
 					t.Fatal(err)
+				}
+			}},
+		{name: "a FIFO (would hang a plain open)", body: func(time.Time) string { return "" }, submit: good, message: "regular file",
+			setup: func(t *testing.T, path string, _ time.Time) {
+				os.Remove(path)
+				if err := syscall.Mkfifo(path, 0o600); err != nil {
+					t.Skip("no FIFOs here:", err)
 				}
 			}},
 		{name: "owned by another user", body: func(n time.Time) string { return good + "\n" + stamp(n) + "\n" }, submit: good, message: "another user",

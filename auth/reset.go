@@ -73,21 +73,29 @@ func damaged(why string) error {
 // this process's user). Each refusal says what is wrong, and none of them
 // reveals anything about the secret.
 func readResetFile(path, ownerRef string) (*resetFile, error) {
-	f, err := os.Open(path)
+	lst, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, murlog.Errorf(murlog.EForbidden, "no password reset was requested: run `murlog reset` on the server first")
 	}
 	if err != nil {
 		return nil, murlog.Internal(err)
 	}
+	// Only a regular file: a link could borrow another file's mode and
+	// owner, and opening a FIFO would hang the request. O_NOFOLLOW and
+	// O_NONBLOCK close the gap if the name is swapped after Lstat.
+	if !lst.Mode().IsRegular() {
+		return nil, damaged("not a regular file")
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, damaged("not a regular file")
+	}
 	defer f.Close()
-	// Judge the opened file itself, and check that the name was not a
-	// link to it: a link could borrow another file's mode and owner.
 	st, err := f.Stat()
 	if err != nil {
 		return nil, murlog.Internal(err)
 	}
-	if lst, err := os.Lstat(path); err != nil || !os.SameFile(st, lst) || !st.Mode().IsRegular() {
+	if !os.SameFile(st, lst) || !st.Mode().IsRegular() {
 		return nil, damaged("not a regular file")
 	}
 	if perm := st.Mode().Perm(); perm&0o077 != 0 {
@@ -121,8 +129,8 @@ func readResetFile(path, ownerRef string) (*resetFile, error) {
 		return nil, damaged("bad time")
 	}
 	// A file can claim any time; its mtime says when it was really
-	// written, so a back-dated mtime or a far-future claim cannot keep it
-	// alive past the hour.
+	// written (or last changed), so a claimed time later than that cannot
+	// stretch its life past the hour.
 	created := stated
 	if m := st.ModTime(); m.Before(created) {
 		created = m
