@@ -40,7 +40,9 @@ func (h *Handler) resetSubmit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	client := httpd.ClientKey(httpd.ClientAddr(r, st.Config.TrustedProxy))
-	err := st.Auth.ResetPassword(r.Context(), auth.ResetInput{Path: resetPath(st), Secret: r.PostForm.Get("secret"),
+	// The reset file must belong to whoever owns murlog.ini: the user
+	// `murlog reset` hands it to.
+	err := st.Auth.ResetPassword(r.Context(), auth.ResetInput{Path: resetPath(st), OwnerRef: st.Config.Path, Secret: r.PostForm.Get("secret"),
 		Password: pw, ClientKey: client})
 	if err != nil {
 		status := h.formError(p, err)
@@ -51,8 +53,8 @@ func (h *Handler) resetSubmit(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, status, "reset", p)
 		return
 	}
-	// Every session ended, including this browser's.
+	// Every session ended, including this browser's, and every token.
 	http.SetCookie(w, st.Cookies.ClearSession())
-	p.Message = i18n.T(p.Lang, "reset.done")
+	p.Message = i18n.T(p.Lang, "reset.done") + " " + i18n.T(p.Lang, "reset.tokens_revoked")
 	h.render(w, r, http.StatusOK, "done", p)
 }

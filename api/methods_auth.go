@@ -16,6 +16,18 @@ type loginParams struct {
 type changePasswordParams struct {
 	CurrentPassword string `json:"current_password"`
 	NewPassword     string `json:"new_password"`
+	RevokeTokens    bool   `json:"revoke_tokens"` // also revoke every API token
+}
+
+// sessionOnly refuses a call made with a bearer token. Minting or
+// revoking tokens and changing the password widen or move credentials: a
+// leaked token must not be able to outlive its own revocation by minting
+// another, nor lock the owner out. Two-factor changes will use it too.
+func sessionOnly(ctx context.Context, method string) error {
+	if auth.CallerFrom(ctx).Via != "session" {
+		return murlog.Errorf(murlog.EForbidden, "%s needs a logged-in browser session; API tokens may not call it", method)
+	}
+	return nil
 }
 
 type tokenView struct {
@@ -54,12 +66,24 @@ func (s *Server) registerAuth() {
 		return nil, nil
 	})
 	register(s, "auth.change_password", owner, true, func(ctx context.Context, p *changePasswordParams) (any, error) {
-		return nil, s.deps.Auth.ChangePassword(ctx, p.CurrentPassword, p.NewPassword, auth.CallerFrom(ctx).SessionHash)
+		if err := sessionOnly(ctx, "auth.change_password"); err != nil {
+			return nil, err
+		}
+		c := auth.CallerFrom(ctx)
+		n, err := s.deps.Auth.ChangePassword(ctx, auth.ChangePasswordInput{Current: p.CurrentPassword, Next: p.NewPassword,
+			KeepSession: c.SessionHash, RevokeTokens: p.RevokeTokens, ClientKey: c.ClientKey})
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"status": "ok", "tokens_revoked": n}, nil
 	})
 
 	register(s, "tokens.create", owner, true, func(ctx context.Context, p *struct {
 		Name string `json:"name"`
 	}) (any, error) {
+		if err := sessionOnly(ctx, "tokens.create"); err != nil {
+			return nil, err
+		}
 		secret, t, err := s.deps.Auth.CreateToken(ctx, p.Name)
 		if err != nil {
 			return nil, err
@@ -80,6 +104,9 @@ func (s *Server) registerAuth() {
 	register(s, "tokens.revoke", owner, true, func(ctx context.Context, p *struct {
 		ID string `json:"id"`
 	}) (any, error) {
+		if err := sessionOnly(ctx, "tokens.revoke"); err != nil {
+			return nil, err
+		}
 		return nil, s.deps.Auth.RevokeToken(ctx, p.ID)
 	})
 }

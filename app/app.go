@@ -217,7 +217,7 @@ func (a *App) wire(ctx context.Context, cfg *config.Config, db *sqlite.DB) (*run
 	cookies := httpd.Cookies{Secure: cfg.Scheme == "https"}
 	rpc := api.New(api.Deps{Site: rt.site, Cookies: cookies, Auth: rt.auth, Personas: persona.New(db),
 		Posts: post.New(db, rt.site), Settings: settings.New(db), Domains: domains.New(db), Queue: rt.queue, Now: a.opts.Now}, a.log)
-	rt.api = httpd.Authenticate(rt.auth, cookies, cfg.TrustedProxy, rpc)
+	rt.api = httpd.Authenticate(rt.auth, cookies, cfg.TrustedProxy, rt.site, rpc)
 	return rt, nil
 }
 

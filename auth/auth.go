@@ -29,12 +29,17 @@ type Service struct {
 	MaxFailures  int
 	Lockout      time.Duration
 	FailureReset time.Duration
+	// Hash and Check are the expensive password functions (HashPassword
+	// and CheckPassword). Every credential check runs them last, after
+	// the cheap checks; tests swap them to count calls.
+	Hash  func(pw string) (string, error)
+	Check func(hash, pw string) (bool, error)
 }
 
 // New returns a Service with the default policy.
 func New(st store.Store) *Service {
 	return &Service{store: st, SessionTTL: DefaultSessionTTL, MaxFailures: DefaultMaxFailures,
-		Lockout: DefaultLockout, FailureReset: DefaultFailureReset}
+		Lockout: DefaultLockout, FailureReset: DefaultFailureReset, Hash: HashPassword, Check: CheckPassword}
 }
 
 // Caller is who is making a request, as resolved by the HTTP edge.
@@ -98,7 +103,7 @@ func (s *Service) Login(ctx context.Context, in LoginInput) (string, *murlog.Ses
 	if err != nil {
 		return "", nil, err
 	}
-	ok, err := CheckPassword(hash, in.Password)
+	ok, err := s.Check(hash, in.Password)
 	if err != nil {
 		return "", nil, murlog.Internal(err)
 	}
@@ -129,27 +134,23 @@ func (s *Service) Login(ctx context.Context, in LoginInput) (string, *murlog.Ses
 	return secret, sess, nil
 }
 
-// countAttempt records one attempt for key and refuses it while locked.
+// countAttempt records one password attempt (login, password change or
+// reset) for key and refuses it while key is locked. It is one atomic
+// statement in the store, so concurrent guesses are all counted on any
+// engine, and it runs before any expensive hash, so a locked attempt costs
+// one write and no argon2.
 func (s *Service) countAttempt(tx store.Tx, key string) error {
 	now := tx.Now()
-	a, err := tx.LoginAttempts().Get(key)
+	a, locked, err := tx.LoginAttempts().Hit(key, now, store.AttemptPolicy{Max: s.MaxFailures,
+		Window: s.FailureReset, Lockout: s.Lockout})
 	if err != nil {
 		return err
 	}
-	if now.Before(a.LockedUntil) {
+	if locked {
 		return &murlog.Error{Code: murlog.ERateLimited, RetryAfter: a.LockedUntil.Sub(now),
-			Message: "too many failed logins from this address; try again later"}
+			Message: "too many failed password attempts from this address; try again later"}
 	}
-	if now.Sub(a.LastFailure) > s.FailureReset {
-		a.Failures = 0
-	}
-	a.Failures++
-	a.LastFailure = now
-	if a.Failures >= s.MaxFailures {
-		a.Failures = 0
-		a.LockedUntil = now.Add(s.Lockout)
-	}
-	return tx.LoginAttempts().Put(a)
+	return nil
 }
 
 // Logout ends the session with the given hash.
@@ -223,41 +224,75 @@ func (s *Service) Token(ctx context.Context, secret string) (*murlog.APIToken, e
 	return tok, nil
 }
 
+// ChangePasswordInput is one password change by the logged-in owner.
+type ChangePasswordInput struct {
+	Current, Next string
+	// KeepSession is the caller's own session hash: every other session
+	// ends ("" ends all).
+	KeepSession string
+	// RevokeTokens also revokes every API token.
+	RevokeTokens bool
+	ClientKey    string // rate-limit key, shared with login
+}
+
 // ChangePassword verifies the current password, stores the new one and ends
-// every other session (a changed password should lock out whoever else
-// had it). keepSession is the caller's own session hash, "" for none.
-func (s *Service) ChangePassword(ctx context.Context, current, next, keepSession string) error {
-	if err := ValidatePassword("new_password", next); err != nil {
-		return err
+// every other session (a changed password should lock out whoever else had
+// it), and with RevokeTokens every API token too. It returns how many
+// tokens were revoked. Each attempt counts against the login limit before
+// anything is hashed: a stolen session must not become a password oracle.
+func (s *Service) ChangePassword(ctx context.Context, in ChangePasswordInput) (int, error) {
+	if in.Current == "" {
+		return 0, murlog.Invalid("current_password", "is required")
+	}
+	if err := ValidatePassword("new_password", in.Next); err != nil {
+		return 0, err
 	}
 	var hash string
-	if err := s.store.View(ctx, func(tx store.Tx) error {
+	if err := s.store.Update(ctx, func(tx store.Tx) error {
+		if err := s.countAttempt(tx, in.ClientKey); err != nil {
+			return err
+		}
 		var err error
 		hash, err = tx.Settings().Get(murlog.SettingPasswordHash)
 		return err
 	}); err != nil {
-		return err
+		return 0, err
 	}
-	ok, err := CheckPassword(hash, current)
+	ok, err := s.Check(hash, in.Current)
 	if err != nil {
-		return murlog.Internal(err)
+		return 0, murlog.Internal(err)
 	}
 	if !ok {
-		return murlog.Invalid("current_password", "does not match")
+		return 0, murlog.Invalid("current_password", "does not match")
 	}
-	newHash, err := HashPassword(next)
+	newHash, err := s.Hash(in.Next)
 	if err != nil {
-		return murlog.Internal(err)
+		return 0, murlog.Internal(err)
 	}
-	return s.store.Update(ctx, func(tx store.Tx) error {
+	revoked := 0
+	err = s.store.Update(ctx, func(tx store.Tx) error {
+		if err := tx.LoginAttempts().Delete(in.ClientKey); err != nil {
+			return err
+		}
 		if err := tx.Settings().Set(murlog.SettingPasswordHash, newHash); err != nil {
 			return err
 		}
 		if err := tx.Settings().Set(murlog.SettingPasswordChangedAt, tx.Now().Format(time.RFC3339Nano)); err != nil {
 			return err
 		}
-		return tx.Sessions().DeleteAllExcept(keepSession)
+		if in.RevokeTokens {
+			n, err := tx.Tokens().DeleteAll()
+			if err != nil {
+				return err
+			}
+			revoked = n
+		}
+		return tx.Sessions().DeleteAllExcept(in.KeepSession)
 	})
+	if err != nil {
+		return 0, err
+	}
+	return revoked, nil
 }
 
 // CreateToken makes a bearer token and returns its secret, shown only once.

@@ -229,13 +229,17 @@ func TestChangePassword(t *testing.T) {
 	s, _, _ := newService(t)
 	mine, me, _ := s.Login(ctx, auth.LoginInput{Password: "correct horse", ClientKey: "a"})
 	other, _, _ := s.Login(ctx, auth.LoginInput{Password: "correct horse", ClientKey: "b"})
-	if err := s.ChangePassword(ctx, "wrong", "new password", me.TokenHash); murlog.ErrorCode(err) != murlog.EInvalid {
+	change := func(current, next string) error {
+		_, err := s.ChangePassword(ctx, auth.ChangePasswordInput{Current: current, Next: next, KeepSession: me.TokenHash, ClientKey: "a"})
+		return err
+	}
+	if err := change("wrong", "new password"); murlog.ErrorCode(err) != murlog.EInvalid {
 		t.Errorf("wrong current password = %v; want invalid", err)
 	}
-	if err := s.ChangePassword(ctx, "correct horse", "short", me.TokenHash); murlog.ErrorCode(err) != murlog.EInvalid {
+	if err := change("correct horse", "short"); murlog.ErrorCode(err) != murlog.EInvalid {
 		t.Errorf("too short = %v; want invalid", err)
 	}
-	if err := s.ChangePassword(ctx, "correct horse", "new password", me.TokenHash); err != nil {
+	if err := change("correct horse", "new password"); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := s.Session(ctx, mine); err != nil {

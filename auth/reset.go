@@ -1,15 +1,18 @@
 package auth
 
 import (
-	"bufio"
 	"context"
+	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/murlog/murlog"
@@ -48,33 +51,115 @@ func WriteResetFile(path string, now time.Time) (string, error) {
 	return secret, nil
 }
 
-func readResetFile(path string) (secret string, created time.Time, err error) {
-	f, err := os.Open(path)
+// resetSecretLen is the length of the secret WriteResetFile writes: 32
+// random bytes, base64url without padding. The reader accepts nothing
+// else, so a hand-made file cannot carry a short or empty secret.
+const resetSecretLen = 43
+
+// resetFile is a reset file that passed every check that needs no clock.
+type resetFile struct {
+	secret  string
+	stated  time.Time // the time written in the file
+	created time.Time // the earlier of stated and the file's mtime
+}
+
+func damaged(why string) error {
+	return murlog.Errorf(murlog.EForbidden, "the reset file is not one murlog reset wrote (%s): run `murlog reset` again", why)
+}
+
+// readResetFile opens the reset file and accepts it only if it is exactly
+// what WriteResetFile writes, in a regular file that no one but its owner
+// may read or write, owned by the owner of ownerRef (murlog.ini; "" means
+// this process's user). Each refusal says what is wrong, and none of them
+// reveals anything about the secret.
+func readResetFile(path, ownerRef string) (*resetFile, error) {
+	lst, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", time.Time{}, murlog.Errorf(murlog.EForbidden, "no password reset was requested: run `murlog reset` on the server first")
+		return nil, murlog.Errorf(murlog.EForbidden, "no password reset was requested: run `murlog reset` on the server first")
 	}
 	if err != nil {
-		return "", time.Time{}, murlog.Internal(err)
+		return nil, murlog.Internal(err)
+	}
+	// Only a regular file: a link could borrow another file's mode and
+	// owner, and opening a FIFO would hang the request. O_NOFOLLOW and
+	// O_NONBLOCK close the gap if the name is swapped after Lstat.
+	if !lst.Mode().IsRegular() {
+		return nil, damaged("not a regular file")
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, damaged("not a regular file")
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	var lines []string
-	for sc.Scan() && len(lines) < 2 {
-		lines = append(lines, strings.TrimSpace(sc.Text()))
-	}
-	if len(lines) < 2 {
-		return "", time.Time{}, murlog.Errorf(murlog.EForbidden, "the reset file is damaged: run `murlog reset` again")
-	}
-	created, err = time.Parse(time.RFC3339Nano, lines[1])
+	st, err := f.Stat()
 	if err != nil {
-		return "", time.Time{}, murlog.Errorf(murlog.EForbidden, "the reset file is damaged: run `murlog reset` again")
+		return nil, murlog.Internal(err)
 	}
-	return lines[0], created, nil
+	if !os.SameFile(st, lst) || !st.Mode().IsRegular() {
+		return nil, damaged("not a regular file")
+	}
+	if perm := st.Mode().Perm(); perm&0o077 != 0 {
+		return nil, murlog.Errorf(murlog.EForbidden,
+			"the reset file can be read or written by other users (mode %#o; it must be 0600): run `murlog reset` again", perm)
+	}
+	want := os.Geteuid()
+	if ownerRef != "" {
+		if want, err = fileOwner(ownerRef); err != nil {
+			return nil, murlog.Internal(err)
+		}
+	}
+	if got, err := ownerOf(st); err != nil || got != want {
+		return nil, murlog.Errorf(murlog.EForbidden, "the reset file belongs to another user than murlog.ini: run `murlog reset` again as that user")
+	}
+	// One byte more than the longest valid file tells "too long" apart.
+	b, err := io.ReadAll(io.LimitReader(f, int64(resetSecretLen+len(time.RFC3339Nano)+3)))
+	if err != nil {
+		return nil, murlog.Internal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	if len(lines) != 3 || lines[2] != "" {
+		return nil, damaged("want two lines")
+	}
+	secret, stamp := lines[0], lines[1]
+	if raw, err := base64.RawURLEncoding.Strict().DecodeString(secret); len(secret) != resetSecretLen || err != nil || len(raw) != 32 {
+		return nil, damaged("the secret must be 256 random bits")
+	}
+	stated, err := time.Parse(time.RFC3339Nano, stamp)
+	if err != nil || stated.Location() != time.UTC || stated.Format(time.RFC3339Nano) != stamp {
+		return nil, damaged("bad time")
+	}
+	// A file can claim any time; its mtime says when it was really
+	// written (or last changed), so a claimed time later than that cannot
+	// stretch its life past the hour.
+	created := stated
+	if m := st.ModTime(); m.Before(created) {
+		created = m
+	}
+	return &resetFile{secret: secret, stated: stated, created: created}, nil
+}
+
+func fileOwner(path string) (int, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0, err
+	}
+	return ownerOf(st)
+}
+
+func ownerOf(st fs.FileInfo) (int, error) {
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, errors.New("auth: file owner unknown on this system")
+	}
+	return int(sys.Uid), nil
 }
 
 // ResetInput is a submitted reset form.
 type ResetInput struct {
-	Path      string // the reset file
+	Path string // the reset file
+	// OwnerRef is the file (murlog.ini) whose owner must own the reset
+	// file; "" means the user this process runs as.
+	OwnerRef  string
 	Secret    string
 	Password  string
 	ClientKey string // rate-limit key, shared with login
@@ -82,20 +167,22 @@ type ResetInput struct {
 
 // ResetPassword accepts the secret from the reset file once, within
 // ResetTTL of its creation: it sets the new password, records
-// last_password_reset_at, ends every session and deletes the file. A file
-// older than the last reset is ignored, so a copy that survived (or was put
-// back) cannot be replayed. Wrong secrets count against the login limit.
+// last_password_reset_at, ends every session, revokes every API token and
+// deletes the file. A file older than the last reset is ignored, so a copy
+// that survived (or was put back) cannot be replayed. Every submission
+// with a valid file counts against the login limit, and the cheap checks
+// (lock, file, time, secret) all come before the new password is hashed.
 func (s *Service) ResetPassword(ctx context.Context, in ResetInput) error {
 	if err := ValidatePassword("password", in.Password); err != nil {
 		return err
 	}
-	secret, created, err := readResetFile(in.Path)
+	submitted := strings.TrimSpace(in.Secret)
+	if submitted == "" {
+		return murlog.Invalid("secret", "is required")
+	}
+	rf, err := readResetFile(in.Path, in.OwnerRef)
 	if err != nil {
 		return err
-	}
-	newHash, err := HashPassword(in.Password)
-	if err != nil {
-		return murlog.Internal(err)
 	}
 	var wrong bool
 	err = s.store.Update(ctx, func(tx store.Tx) error {
@@ -103,19 +190,30 @@ func (s *Service) ResetPassword(ctx context.Context, in ResetInput) error {
 		if err := s.countAttempt(tx, in.ClientKey); err != nil {
 			return err
 		}
-		if v, err := tx.Settings().Get(murlog.SettingLastPasswordReset); err == nil {
-			if last, perr := time.Parse(time.RFC3339Nano, v); perr == nil && !created.After(last) {
-				return murlog.Errorf(murlog.EForbidden, "this reset file was already used: run `murlog reset` again")
-			}
-		} else if murlog.ErrorCode(err) != murlog.ENotFound {
+		if err := checkResetTime(tx, rf, now); err != nil {
 			return err
 		}
-		if now.Sub(created) > ResetTTL {
-			return murlog.Errorf(murlog.EForbidden, "the reset secret expired (it is valid for one hour): run `murlog reset` again")
-		}
-		if subtle.ConstantTimeCompare([]byte(secret), []byte(strings.TrimSpace(in.Secret))) != 1 {
-			wrong = true
-			return nil // commit the counted attempt
+		// Comparing digests keeps the comparison constant-time whatever
+		// the submitted length.
+		a, b := sha256.Sum256([]byte(rf.secret)), sha256.Sum256([]byte(submitted))
+		wrong = subtle.ConstantTimeCompare(a[:], b[:]) != 1
+		return nil // commit the counted attempt
+	})
+	if err != nil {
+		return err
+	}
+	if wrong {
+		return murlog.Invalid("secret", "does not match the reset file")
+	}
+	newHash, err := s.Hash(in.Password)
+	if err != nil {
+		return murlog.Internal(err)
+	}
+	err = s.store.Update(ctx, func(tx store.Tx) error {
+		now := tx.Now()
+		// Again: a parallel submission may have used the file meanwhile.
+		if err := checkResetTime(tx, rf, now); err != nil {
+			return err
 		}
 		if err := tx.LoginAttempts().Delete(in.ClientKey); err != nil {
 			return err
@@ -126,16 +224,35 @@ func (s *Service) ResetPassword(ctx context.Context, in ResetInput) error {
 		if err := tx.Settings().Set(murlog.SettingLastPasswordReset, now.Format(time.RFC3339Nano)); err != nil {
 			return err
 		}
+		if _, err := tx.Tokens().DeleteAll(); err != nil {
+			return err
+		}
 		return tx.Sessions().DeleteAllExcept("")
 	})
 	if err != nil {
 		return err
 	}
-	if wrong {
-		return murlog.Invalid("secret", "does not match the reset file")
-	}
 	// If removal fails the password is still changed, and the file is
 	// already useless: last_password_reset_at is newer than it.
 	os.Remove(in.Path)
+	return nil
+}
+
+// checkResetTime refuses a file dated in the future, one not newer than
+// the last reset, and one older than ResetTTL.
+func checkResetTime(tx store.Tx, rf *resetFile, now time.Time) error {
+	if rf.stated.After(now) {
+		return murlog.Errorf(murlog.EForbidden, "the reset file is dated in the future: run `murlog reset` again")
+	}
+	if v, err := tx.Settings().Get(murlog.SettingLastPasswordReset); err == nil {
+		if last, perr := time.Parse(time.RFC3339Nano, v); perr == nil && !rf.created.After(last) {
+			return murlog.Errorf(murlog.EForbidden, "this reset file was already used: run `murlog reset` again")
+		}
+	} else if murlog.ErrorCode(err) != murlog.ENotFound {
+		return err
+	}
+	if now.Sub(rf.created) > ResetTTL {
+		return murlog.Errorf(murlog.EForbidden, "the reset secret expired (it is valid for one hour): run `murlog reset` again")
+	}
 	return nil
 }

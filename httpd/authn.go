@@ -18,11 +18,21 @@ type Authenticator interface {
 
 // Authenticate puts an auth.Caller in the request context: the owner when a
 // bearer token or session cookie is valid, else anonymous with the reason
-// kept in AuthErr. It never refuses a request itself; each endpoint decides
-// what an anonymous caller may do. A renewed session gets its cookie re-sent.
-func Authenticate(a Authenticator, cookies Cookies, trusted []netip.Prefix, next http.Handler) http.Handler {
+// kept in AuthErr. Each endpoint decides what an anonymous caller may do.
+// The one request it refuses itself (403, a JSON-RPC error) is a browser
+// request that carries murlog's cookies but comes from another site's page
+// (CheckOrigin against site); that check runs first, before any database
+// read. Bearer-token calls are not browser calls and skip it. A renewed
+// session gets its cookie re-sent.
+func Authenticate(a Authenticator, cookies Cookies, trusted []netip.Prefix, site murlog.Site, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c := &auth.Caller{ClientKey: ClientKey(ClientAddr(r, trusted)), UserAgent: r.UserAgent()}
+		if r.Header.Get("Authorization") == "" && hasCookie(r, SessionCookie, CSRFCookie) {
+			if err := CheckOrigin(r, site); err != nil {
+				writeRPCRefusal(w, err)
+				return
+			}
+		}
 		if h := r.Header.Get("Authorization"); h != "" {
 			c.Presented = "token"
 			scheme, secret, _ := strings.Cut(h, " ")
@@ -52,4 +62,14 @@ func Authenticate(a Authenticator, cookies Cookies, trusted []netip.Prefix, next
 		c.CSRFOK = CSRFMatches(r, r.Header.Get(CSRFHeader))
 		next.ServeHTTP(w, r.WithContext(auth.WithCaller(r.Context(), c)))
 	})
+}
+
+// hasCookie reports whether the request carries any of the named cookies.
+func hasCookie(r *http.Request, names ...string) bool {
+	for _, n := range names {
+		if ck, err := r.Cookie(n); err == nil && ck.Value != "" {
+			return true
+		}
+	}
+	return false
 }

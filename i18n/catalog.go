@@ -48,4 +48,5 @@ var catalog = map[string]map[Lang]string{
 	"reset.done":              {En: "Your password was changed and every session was logged out. Log in with the new password.", Ja: "パスワードを変更し、すべてのセッションをログアウトしました。新しいパスワードでログインしてください。"},
 	"reset.secret_wrong":      {En: "The secret does not match the reset file.", Ja: "文字列がリセットファイルと一致しません。"},
 	"reset.unavailable":       {En: "No usable reset was requested. Run `murlog reset` on the server and try again within one hour.", Ja: "有効なリセット要求がありません。サーバーで `murlog reset` を実行し、1 時間以内にもう一度お試しください。"},
+	"reset.tokens_revoked":    {En: "Every API token was revoked too: create new ones for your scripts.", Ja: "API トークンもすべて失効させました。スクリプト用のトークンを作り直してください。"},
 }

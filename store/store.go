@@ -131,18 +131,38 @@ type Tokens interface {
 	GetByHash(tokenHash string) (*murlog.APIToken, error)
 	List() ([]*murlog.APIToken, error)
 	Delete(id string) error
+	// DeleteAll revokes every token (a password reset) and says how many.
+	DeleteAll() (int, error)
 	Touch(id string, at time.Time) error
 }
 
-// LoginAttemptsRepo stores the login rate limiter's state, so the limit
-// holds across CGI processes.
+// LoginAttemptsRepo stores the password rate limiter's state (login,
+// password change, reset), so the limit holds across CGI processes.
 type LoginAttemptsRepo interface {
 	// Get returns the attempts for key, or a zero value with the key set
 	// when there are none.
 	Get(key string) (*murlog.LoginAttempts, error)
+	// Put overwrites the state of a.Key. The limiter itself uses Hit;
+	// Put is for tests and migrations.
 	Put(a *murlog.LoginAttempts) error
+	// Hit counts one attempt for key at now and applies p, as ONE atomic
+	// statement: a read followed by a write would lose attempts between
+	// concurrent writers under PostgreSQL's READ COMMITTED. locked is true
+	// when key was already locked at now; the caller must then refuse the
+	// attempt without checking anything. The Max-th attempt in a window is
+	// still allowed and engages the lock. While locked, Failures keeps
+	// counting past Max (the refused attempts) and LockedUntil does not move.
+	Hit(key string, now time.Time, p AttemptPolicy) (a *murlog.LoginAttempts, locked bool, err error)
 	Delete(key string) error
 	DeleteBefore(t time.Time) (int, error)
+}
+
+// AttemptPolicy is the rate limiter's rule, applied by the adapter inside
+// the statement that counts an attempt.
+type AttemptPolicy struct {
+	Max     int           // attempts allowed per window; the Max-th engages the lock
+	Window  time.Duration // a key whose last attempt is older than this starts again at zero
+	Lockout time.Duration // how long the lock holds
 }
 
 // DomainFailure is the circuit breaker's record of one remote domain whose

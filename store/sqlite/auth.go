@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/store"
 )
 
 type sessions struct{ t *tx }
@@ -96,6 +97,11 @@ func (r tokens) Delete(id string) error {
 	return affected(res, err, "token")
 }
 
+func (r tokens) DeleteAll() (int, error) {
+	res, err := r.t.exec("DELETE FROM api_tokens")
+	return rowsAffected(res, err)
+}
+
 func (r tokens) Touch(id string, at time.Time) error {
 	_, err := r.t.exec("UPDATE api_tokens SET last_used_at = ? WHERE id = ?", micros(at), id)
 	return err
@@ -123,6 +129,37 @@ func (r loginAttempts) Put(a *murlog.LoginAttempts) error {
 		ON CONFLICT (key) DO UPDATE SET failures = excluded.failures, last_failure = excluded.last_failure,
 		locked_until = excluded.locked_until`, a.Key, a.Failures, micros(a.LastFailure), micros(a.LockedUntil))
 	return err
+}
+
+// hitSQL is the whole limiter rule in one UPSERT, so SQLite's writer lock
+// or PostgreSQL's row lock on conflict makes each attempt see the one
+// before it. In DO UPDATE, bare column names are the row before the hit.
+// ?1 key, ?2 now, ?3 max, ?4 window, ?5 lockout (times in microseconds).
+const hitSQL = `INSERT INTO login_attempts (key, failures, last_failure, locked_until)
+	VALUES (?1, 1, ?2, CASE WHEN ?3 <= 1 THEN ?2 + ?5 ELSE 0 END)
+	ON CONFLICT (key) DO UPDATE SET
+		failures = CASE
+			WHEN ?2 < locked_until THEN MAX(failures, ?3) + 1
+			WHEN failures >= ?3 OR ?2 - last_failure > ?4 THEN 1
+			ELSE failures + 1 END,
+		locked_until = CASE
+			WHEN ?2 < locked_until THEN locked_until
+			WHEN (CASE WHEN failures >= ?3 OR ?2 - last_failure > ?4 THEN 1 ELSE failures + 1 END) >= ?3 THEN ?2 + ?5
+			ELSE locked_until END,
+		last_failure = ?2
+	RETURNING failures, last_failure, locked_until`
+
+func (r loginAttempts) Hit(key string, now time.Time, p store.AttemptPolicy) (*murlog.LoginAttempts, bool, error) {
+	a := murlog.LoginAttempts{Key: key}
+	var last, locked int64
+	err := r.t.queryRow(hitSQL, []any{key, micros(now), max(p.Max, 1), p.Window.Microseconds(), p.Lockout.Microseconds()},
+		&a.Failures, &last, &locked)
+	if err != nil {
+		return nil, false, mapErr(err)
+	}
+	a.LastFailure, a.LockedUntil = fromMicros(last), fromMicros(locked)
+	// Only a hit that found the key locked pushes the count past Max.
+	return &a, a.Failures > max(p.Max, 1), nil
 }
 
 func (r loginAttempts) Delete(key string) error {
