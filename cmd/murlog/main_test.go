@@ -248,8 +248,10 @@ func TestVersionOfBuiltBinary(t *testing.T) {
 	if err != nil {
 		t.Skipf("git rev-parse: %v", err)
 	}
-	if got := build([]string{"GOFLAGS=-buildvcs=true"}); !strings.HasPrefix(got, "murlog dev+"+string(rev[:12])) {
-		t.Errorf("README build: murlog version = %q; want dev+%s", got, rev[:12])
+	// Go 1.24+ stamps a pseudo-version naming the commit; older
+	// toolchains leave "(devel)" and buildVersion adds the revision.
+	if got := build([]string{"GOFLAGS=-buildvcs=true"}); strings.HasPrefix(got, "murlog dev ") || !strings.Contains(got, string(rev[:12])) {
+		t.Errorf("README build: murlog version = %q; want it to name revision %s", got, rev[:12])
 	}
 }
 
