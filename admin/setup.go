@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/murlog/murlog"
@@ -123,12 +124,45 @@ func (h *Handler) siteSubmit(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, httpd.SetupSitePath, http.StatusSeeOther)
 }
 
+// DirError is a step-1 directory (or file) murlog cannot use. Reason is an
+// i18n key ("dir.system") formatted with Args, so the page says what is
+// wrong in the reader's language instead of splicing a raw OS error into
+// Japanese text; the OS error, when there is one, goes to the log.
+type DirError struct {
+	Field  string
+	Reason string
+	Args   []any
+	Err    error // the underlying OS error, for the log; may be nil
+}
+
+func (e *DirError) Error() string {
+	s := e.Field + ": " + i18n.Tf(i18n.En, e.Reason, e.Args...)
+	if e.Err != nil {
+		s += " (" + e.Err.Error() + ")"
+	}
+	return s
+}
+
+// Unwrap makes a DirError an invalid-field error to the error vocabulary
+// (status 400, the field named).
+func (e *DirError) Unwrap() error {
+	return murlog.Invalid(e.Field, "%s", i18n.Tf(i18n.En, e.Reason, e.Args...))
+}
+
 // formError puts err on the page, localised where the catalog has a
 // message for the field, and returns the status to answer with.
 func (h *Handler) formError(p *page, err error) int {
 	e := murlog.AsError(err)
 	if e.Code == murlog.EInternal {
 		h.deps.Log.Error("admin form failed", "err", err)
+	}
+	var de *DirError
+	if errors.As(err, &de) {
+		if de.Err != nil {
+			h.deps.Log.Warn("setup: directory refused", "field", de.Field, "reason", de.Reason, "err", de.Err)
+		}
+		p.FieldErrors[de.Field] = i18n.T(p.Lang, "error.dir") + " " + i18n.Tf(p.Lang, de.Reason, de.Args...)
+		return http.StatusBadRequest
 	}
 	msg := murlog.ErrorMessage(err)
 	if key := fieldMessage(e); key != "" {
@@ -169,6 +203,8 @@ func fieldMessage(e *murlog.Error) string {
 		return "error.password_mismatch"
 	case "secret":
 		return "reset.secret_wrong"
+	case "scheme":
+		return "error.scheme"
 	}
 	return ""
 }

@@ -177,6 +177,7 @@ func (a *App) open(ctx context.Context, cfg *config.Config) (*runtime, error) {
 	if err := cfg.CheckDataDir(); err != nil {
 		return nil, err
 	}
+	a.checkModes(cfg)
 	db, err := sqlite.Open(ctx, cfg.DBPath(), sqlite.Options{Now: a.opts.Now, Logger: a.log, OneShot: a.opts.OneShot})
 	if err != nil {
 		return nil, err

@@ -43,7 +43,16 @@ Every murlog.ini key can be overridden with MURLOG_<KEY>, e.g. MURLOG_SCHEME=htt
 const exitUsage = 2
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(start(os.Args[1:]))
+}
+
+// start is main without the exit. Files murlog creates hold secrets (the
+// database, murlog.ini, the reset secret, locks), so nothing is created
+// readable by others unless the code that creates it says so: what Apache
+// must serve (media, .htaccess) is given its mode explicitly.
+func start(args []string) int {
+	syscall.Umask(0o077)
+	return run(args, os.Stdout, os.Stderr)
 }
 
 func run(args []string, stdout, stderr io.Writer) int {

@@ -3,7 +3,9 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -14,13 +16,15 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/murlog/murlog/client"
 )
 
 // TestMain lets tests run this binary's main as a subprocess: with
 // MURLOG_TEST_MAIN=1 the test binary is murlog.
 func TestMain(m *testing.M) {
 	if os.Getenv("MURLOG_TEST_MAIN") == "1" {
-		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+		os.Exit(start(os.Args[1:]))
 	}
 	os.Exit(m.Run())
 }
@@ -261,4 +265,65 @@ func moduleRoot(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return filepath.Dir(strings.TrimSpace(string(out)))
+}
+
+// startServe runs `murlog serve` in dir on a free port and returns its
+// address once it is listening, and every line it wrote so far.
+func startServe(t *testing.T, dir string, env ...string) (*exec.Cmd, string, *[]string) {
+	t.Helper()
+	cmd := command(t, dir, append([]string{"MURLOG_SCHEME=http"}, env...), "serve", "--listen", "127.0.0.1:0")
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	lines := bufio.NewScanner(stderr)
+	var logs []string
+	for lines.Scan() {
+		logs = append(logs, lines.Text())
+		var l struct {
+			Msg  string `json:"msg"`
+			Addr string `json:"addr"`
+		}
+		json.Unmarshal(lines.Bytes(), &l)
+		if l.Msg == "murlog serving" {
+			go func() {
+				for lines.Scan() {
+				}
+			}()
+			return cmd, l.Addr, &logs
+		}
+	}
+	t.Fatalf("no 'murlog serving' line: %v", logs)
+	return nil, "", nil
+}
+
+// TestServeCreatesPrivateFiles: murlog runs with umask 0077, so what it
+// creates is its user's alone, except the media folder Apache must read.
+func TestServeCreatesPrivateFiles(t *testing.T) {
+	dir := t.TempDir()
+	cmd, addr, _ := startServe(t, dir)
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
+	if err == nil && !strings.Contains(string(status), "Umask:\t0077") {
+		t.Errorf("murlog serve runs with %q; want Umask 0077", grepLine(string(status), "Umask"))
+	}
+	c := client.New("http://" + addr)
+	if err := c.Setup(context.Background(), addr, "alice", "long enough pw"); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]os.FileMode{"murlog.ini": 0o600, "data": 0o700, "data/murlog.db": 0o600, "media": 0o755} {
+		st, err := os.Stat(filepath.Join(dir, name))
+		if err != nil || st.Mode().Perm() != want {
+			t.Errorf("%s: %v, mode %v; want %v", name, err, st.Mode().Perm(), want)
+		}
+	}
+}
+
+func grepLine(s, prefix string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			return l
+		}
+	}
+	return ""
 }
