@@ -10,26 +10,42 @@ import (
 	"github.com/murlog/murlog/setup"
 )
 
+// doneCookie lets the browser that completed step 2 see the completion
+// page once; everyone else asking for the wizard of a finished site is
+// sent to the site.
+const doneCookie = "murlog_setup_done"
+
 // serverForm is step 1: where murlog keeps its files.
 func (h *Handler) serverForm(w http.ResponseWriter, r *http.Request) {
 	st := h.deps.State()
+	if st.Complete {
+		http.Redirect(w, r, "/", http.StatusSeeOther)
+		return
+	}
 	if st.Config.Exists {
 		http.Redirect(w, r, httpd.SetupSitePath, http.StatusSeeOther)
 		return
 	}
 	p := h.newPage(w, r, "setup.title")
+	if !h.setupAllowed(w, r, p) {
+		return
+	}
 	p.Form = map[string]string{"data_dir": "./data", "media_path": "./media", "scheme": defaultScheme(r)}
 	h.render(w, r, http.StatusOK, "server", p)
 }
 
 func (h *Handler) serverSubmit(w http.ResponseWriter, r *http.Request) {
 	p := h.newPage(w, r, "setup.title")
-	if h.deps.State().Config.Exists {
-		p.Errors = []string{i18n.T(p.Lang, "setup.step1.already")}
-		h.render(w, r, http.StatusConflict, "server", p)
+	if st := h.deps.State(); st.Config.Exists {
+		key := "setup.step1.already"
+		if st.Complete {
+			key = "setup.already"
+		}
+		p.Errors = []string{i18n.T(p.Lang, key)}
+		h.render(w, r, http.StatusConflict, "message", p)
 		return
 	}
-	if !h.parseForm(w, r, p, "server") {
+	if !h.parseForm(w, r, p, "server") || !h.setupAllowed(w, r, p) {
 		return
 	}
 	values := map[string]string{}
@@ -57,7 +73,16 @@ func (h *Handler) siteForm(w http.ResponseWriter, r *http.Request) {
 	}
 	p := h.newPage(w, r, "setup.title")
 	if st.Complete {
-		h.renderDone(w, r, p)
+		if ck, err := r.Cookie(doneCookie); err == nil && ck.Value == "1" {
+			http.SetCookie(w, &http.Cookie{Name: doneCookie, Path: httpd.SetupSitePath, MaxAge: -1, HttpOnly: true,
+				SameSite: http.SameSiteStrictMode, Secure: st.Cookies.Secure})
+			h.renderDone(w, r, p)
+			return
+		}
+		http.Redirect(w, r, "/", http.StatusSeeOther)
+		return
+	}
+	if !h.setupAllowed(w, r, p) {
 		return
 	}
 	p.Form = map[string]string{"domain": r.Host}
@@ -91,10 +116,10 @@ func (h *Handler) siteSubmit(w http.ResponseWriter, r *http.Request) {
 	p := h.newPage(w, r, "setup.title")
 	if st.Complete {
 		p.Errors = []string{i18n.T(p.Lang, "setup.already")}
-		h.render(w, r, http.StatusConflict, "done", p)
+		h.render(w, r, http.StatusConflict, "message", p)
 		return
 	}
-	if !h.parseForm(w, r, p, "site") {
+	if !h.parseForm(w, r, p, "site") || !h.setupAllowed(w, r, p) {
 		return
 	}
 	in := setup.Input{Domain: r.PostForm.Get("domain"), Username: r.PostForm.Get("username"),
@@ -112,7 +137,7 @@ func (h *Handler) siteSubmit(w http.ResponseWriter, r *http.Request) {
 		status := h.formError(p, err)
 		if err == setup.ErrDone {
 			p.Errors = []string{i18n.T(p.Lang, "setup.already")}
-			h.render(w, r, status, "done", p)
+			h.render(w, r, status, "message", p)
 			return
 		}
 		h.render(w, r, status, "site", p)
@@ -121,6 +146,8 @@ func (h *Handler) siteSubmit(w http.ResponseWriter, r *http.Request) {
 	if err := h.deps.Completed(r.Context()); err != nil {
 		h.deps.Log.Error("rewiring after setup failed", "err", err)
 	}
+	http.SetCookie(w, &http.Cookie{Name: doneCookie, Value: "1", Path: httpd.SetupSitePath, MaxAge: 600, HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: st.Cookies.Secure})
 	http.Redirect(w, r, httpd.SetupSitePath, http.StatusSeeOther)
 }
 

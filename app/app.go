@@ -61,6 +61,10 @@ type App struct {
 	admin   *admin.Handler
 	handler http.Handler
 
+	// setupToken is what the wizard asks of requests not coming directly
+	// from this machine; set by Serve while setup is incomplete.
+	setupToken atomic.Pointer[string]
+
 	mu  sync.Mutex                    // serialises configure and rewire
 	cfg atomic.Pointer[config.Config] // the current startup config (defaults before step 1)
 	rt  atomic.Pointer[runtime]       // nil until murlog.ini exists and the DB is open
@@ -115,7 +119,8 @@ func New(ctx context.Context, o Options) (*App, error) {
 		}
 		a.rt.Store(rt)
 	}
-	a.admin = admin.New(admin.Deps{Log: a.log, State: a.adminState, Configure: a.configure, Completed: a.completed})
+	a.admin = admin.New(admin.Deps{Log: a.log, State: a.adminState, Configure: a.configure, Completed: a.completed,
+		SetupToken: a.currentSetupToken, ResetCommand: resetCommand(o.OneShot)})
 	a.handler = a.routes()
 	return a, nil
 }

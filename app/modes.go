@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -9,15 +11,18 @@ import (
 	"net"
 	"net/http"
 	stdcgi "net/http/cgi"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"syscall"
 	"time"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/admin"
 	"github.com/murlog/murlog/auth"
 	"github.com/murlog/murlog/cgi"
 	"github.com/murlog/murlog/config"
+	"github.com/murlog/murlog/httpd"
 	"github.com/murlog/murlog/store"
 )
 
@@ -52,6 +57,10 @@ func Serve(ctx context.Context, a *App, addr string, ready func(net.Addr)) error
 		ErrorLog:          slog.NewLogLogger(a.log.Handler(), slog.LevelWarn),
 	}
 	a.log.Info("murlog serving", "addr", ln.Addr().String(), "version", murlog.Version, "config", a.Config().Path, "configured", a.Config().Exists)
+	if err := a.armSetupToken(ctx, ln.Addr()); err != nil {
+		ln.Close()
+		return fmt.Errorf("setup token: %w", err)
+	}
 	if ready != nil {
 		ready(ln.Addr())
 	}
@@ -231,4 +240,66 @@ func giveTo(file, ref string) error {
 		return nil
 	}
 	return os.Chown(file, int(sys.Uid), int(sys.Gid))
+}
+
+// resetCommand is the password-reset command as the owner types it on the
+// server: under CGI the entry point itself (murlog.cgi, run from its
+// folder), else the murlog binary.
+func resetCommand(cgi bool) string {
+	if cgi {
+		if f := scriptFile(); f != "" {
+			return "./" + filepath.Base(f) + " reset"
+		}
+	}
+	return "murlog reset"
+}
+
+func (a *App) currentSetupToken() string {
+	if p := a.setupToken.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// armSetupToken makes the wizard require a fresh one-time token from
+// anyone but a direct local request, when setup is not complete, and
+// prints the link carrying it on stderr (and in the log) for the owner.
+func (a *App) armSetupToken(ctx context.Context, addr net.Addr) error {
+	if rt := a.rt.Load(); rt != nil {
+		if done, err := rt.setup.Complete(ctx); err != nil || done {
+			return err
+		}
+	}
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		return err
+	}
+	tok := base64.RawURLEncoding.EncodeToString(b)
+	a.setupToken.Store(&tok)
+	link := setupLink(addr, tok)
+	fmt.Fprintf(a.opts.Stderr, "\nmurlog is not set up yet. To set it up, open this link (it holds a one-time setup token):\n\n    %s\n\n"+
+		"Behind a reverse proxy, use your site's address with the same path: /admin/setup/server?token=%s\n"+
+		"From this machine itself (127.0.0.1, no proxy) no token is needed.\n\n", link, tok)
+	a.log.Info("setup token", "url", link, "token", tok)
+	return nil
+}
+
+// setupLink is the clickable wizard URL for the address serve listens on.
+func setupLink(addr net.Addr, tok string) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		host, port = addr.String(), ""
+	}
+	if ip, err := netip.ParseAddr(host); err == nil && ip.IsUnspecified() {
+		// Listening everywhere: name the machine, as Jupyter does.
+		if h, err := os.Hostname(); err == nil && h != "" {
+			host = h
+		} else {
+			host = "127.0.0.1"
+		}
+	}
+	if port != "" {
+		host = net.JoinHostPort(host, port)
+	}
+	return "http://" + host + httpd.SetupServerPath + "?" + admin.SetupTokenParam + "=" + tok
 }
