@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/admin"
 	"github.com/murlog/murlog/api"
@@ -291,12 +293,23 @@ func (a *App) routes() http.Handler {
 	return httpd.Log(a.log, httpd.Guard(a.phase, mux))
 }
 
-// health answers 200 when the database answers, for load balancers and
-// uptime checks; 503 before setup step 1.
+// health answers 200 when the site can serve and write, for load
+// balancers and uptime checks; 503 naming the reason before setup is
+// complete and when the database cannot be read or written.
 func (a *App) health(w http.ResponseWriter, r *http.Request) {
 	rt := a.rt.Load()
 	if rt == nil {
-		httpd.WriteError(w, r, a.log, murlog.Errorf(murlog.EUnavailable, "not configured"))
+		httpd.WriteError(w, r, a.log, murlog.Errorf(murlog.EUnavailable, "not configured: setup step 1 is not done"))
+		return
+	}
+	if a.phase(r) != httpd.PhaseReady {
+		httpd.WriteError(w, r, a.log, murlog.Errorf(murlog.EUnavailable, "setup is not complete: step 2 is not done"))
+		return
+	}
+	// Two access(2) calls: a database whose folder or file turned read-only
+	// (or vanished) still answers reads, but every write would fail.
+	if unix.Access(rt.cfg.DataDir, unix.W_OK|unix.X_OK) != nil || unix.Access(rt.cfg.DBPath(), unix.R_OK|unix.W_OK) != nil {
+		httpd.WriteError(w, r, a.log, murlog.Errorf(murlog.EUnavailable, "database is not writable"))
 		return
 	}
 	if _, err := rt.db.SchemaVersion(r.Context()); err != nil {

@@ -1,11 +1,13 @@
 package app_test
 
 import (
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/murlog/murlog/app"
 	"github.com/murlog/murlog/internal/testsite"
 )
 
@@ -48,5 +50,24 @@ func TestStartLeavesADocumentRootDataDir(t *testing.T) {
 	}
 	if !strings.Contains(s.Logs.String(), "data_dir is readable by other users and holds murlog.ini") {
 		t.Errorf("no warning about the data_dir holding murlog.ini")
+	}
+}
+
+// TestResetCommandUnderCGI: the pages name the reset command that applies:
+// under CGI the entry point run from its folder, not a `murlog` binary the
+// shared host does not have.
+func TestResetCommandUnderCGI(t *testing.T) {
+	s := testsite.New(t)
+	t.Setenv("SCRIPT_FILENAME", filepath.Join(s.Dir, "murlog.cgi"))
+	a, err := app.New(ctx, app.Options{ConfigPath: filepath.Join(s.Dir, "murlog.ini"), Getenv: func(k string) string { return s.Env[k] },
+		Logger: testsite.Discard(), OneShot: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	rec := httptest.NewRecorder()
+	a.ServeHTTP(rec, httptest.NewRequest("GET", "/admin/reset", nil))
+	if !strings.Contains(rec.Body.String(), "<code>./murlog.cgi reset</code>") || strings.Contains(rec.Body.String(), "murlog reset<") {
+		t.Errorf("reset page under CGI = %d %s; want it to name ./murlog.cgi reset", rec.Code, rec.Body)
 	}
 }
