@@ -80,13 +80,28 @@ func New(d Deps) *Handler {
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.securityHeaders(w)
+	h.mux.ServeHTTP(w, r)
+}
+
+// securityHeaders sets the headers every /admin/ page carries.
+func (h *Handler) securityHeaders(w http.ResponseWriter) {
 	// These pages hold passwords: never cache, never frame, no scripts.
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 	w.Header().Set("X-Frame-Options", "DENY")
 	w.Header().Set("Referrer-Policy", "no-referrer")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	h.mux.ServeHTTP(w, r)
+}
+
+// Problem answers a page that explains a problem the owner must fix on
+// the server: the title and body are i18n keys, the body formatted with
+// args.
+func (h *Handler) Problem(w http.ResponseWriter, r *http.Request, status int, titleKey, bodyKey string, args ...any) {
+	h.securityHeaders(w)
+	p := h.newPage(w, r, titleKey)
+	p.Message = i18n.Tf(p.Lang, bodyKey, args...)
+	h.render(w, r, status, "message", p)
 }
 
 // MaxForm bounds a form body; the largest legitimate one is well under it.

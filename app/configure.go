@@ -254,8 +254,10 @@ func (u *undo) mkdir(field, dir string, mode os.FileMode) error {
 			return dirErr(field, dir, err)
 		}
 	}
-	if len(missing) == 0 && mode == 0o700 {
-		if err := os.Chmod(dir, mode); err != nil {
+	if st, err := os.Stat(dir); err == nil && len(missing) == 0 && mode == 0o700 && st.Mode().Perm()&0o077 != 0 {
+		// Only take others' access away: adding the owner's own write
+		// bit would hide a folder the owner meant to be read-only.
+		if err := os.Chmod(dir, st.Mode().Perm()&0o700); err != nil {
 			return dirErr(field, dir, err)
 		}
 	}

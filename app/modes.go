@@ -13,7 +13,9 @@ import (
 	stdcgi "net/http/cgi"
 	"net/netip"
 	"os"
+	"os/user"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -112,14 +114,25 @@ func RunCGI(ctx context.Context, o Options) error {
 	}
 	defer a.Close()
 	configured := a.Config().Exists
-	a.ensureHtaccess(script)
+	if dir, herr := a.ensureHtaccess(script); herr != nil {
+		// Without its .htaccess murlog's files are reachable and no other
+		// address routes here: say so on the one address that reaches it,
+		// rather than leaving the owner with Apache's bare 404.
+		return stdcgi.Serve(cgi.StripScript(script, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			who, owner := fmt.Sprintf("user id %d", os.Geteuid()), strconv.Itoa(os.Geteuid())
+			if name := userName(os.Geteuid()); name != "" {
+				who, owner = fmt.Sprintf("%s (user id %d)", name, os.Geteuid()), name
+			}
+			a.admin.Problem(w, r, http.StatusServiceUnavailable, "cgi.unwritable.heading", "cgi.unwritable.body", dir, who, owner, dir)
+		})))
+	}
 	err = stdcgi.Serve(cgi.StripScript(script, a))
 	// The response is complete once stdout closes; Apache need not wait
 	// for the rest (closing the database checkpoints its WAL).
 	os.Stdout.Close()
 	if !configured && a.Config().Exists {
 		// This request was setup step 1: protect the new data directory now
-		// rather than on the next request.
+		// rather than on the next request (a failure is logged).
 		a.ensureHtaccess(script)
 	}
 	// Shared hosts run no daemon: a request that leaves jobs runnable
@@ -131,21 +144,34 @@ func RunCGI(ctx context.Context, o Options) error {
 }
 
 // ensureHtaccess makes sure the .htaccess beside the entry point protects
-// murlog's files and routes requests here.
-func (a *App) ensureHtaccess(script string) {
+// murlog's files and routes requests here. It returns the folder and the
+// error when the block is missing or outdated and cannot be written.
+func (a *App) ensureHtaccess(script string) (string, error) {
 	dir := entryDir()
 	if dir == "" {
-		return
+		return "", nil
 	}
 	h := cgi.Htaccess{Script: filepath.Base(scriptFile()), Base: cgi.BaseOf(script)}
 	if a.Config().Exists {
 		h.DataDir = cgi.DataDirRel(dir, a.Config().DataDir)
 	}
-	if wrote, err := cgi.Ensure(dir, h); err != nil {
-		a.log.Warn("cannot write .htaccess; murlog's files may be reachable from the web", "dir", dir, "err", err)
-	} else if wrote {
+	wrote, err := cgi.Ensure(dir, h)
+	if err != nil {
+		a.log.Error("cannot write .htaccess; murlog's files may be reachable from the web", "dir", dir, "uid", os.Geteuid(), "err", err)
+		return dir, err
+	}
+	if wrote {
 		a.log.Info(".htaccess updated", "dir", dir)
 	}
+	return dir, nil
+}
+
+// userName is the login name of uid, or "" when the system does not know it.
+func userName(uid int) string {
+	if u, err := user.LookupId(strconv.Itoa(uid)); err == nil {
+		return u.Username
+	}
+	return ""
 }
 
 // scriptFile is the CGI entry point on disk: SCRIPT_FILENAME, else this
