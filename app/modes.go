@@ -144,8 +144,8 @@ func RunCGI(ctx context.Context, o Options) error {
 }
 
 // ensureHtaccess makes sure the .htaccess beside the entry point protects
-// murlog's files and routes requests here. It returns the folder and the
-// error when the block is missing or outdated and cannot be written.
+// murlog's files and routes requests here. It returns the folder, and an
+// error when there is no murlog block and none can be written.
 func (a *App) ensureHtaccess(script string) (string, error) {
 	dir := entryDir()
 	if dir == "" {
@@ -156,6 +156,11 @@ func (a *App) ensureHtaccess(script string) (string, error) {
 		h.DataDir = cgi.DataDirRel(dir, a.Config().DataDir)
 	}
 	wrote, err := cgi.Ensure(dir, h)
+	if err != nil && cgi.HasBlock(dir) {
+		// An older block still routes and protects the site: keep serving.
+		a.log.Warn("cannot update the murlog block in .htaccess", "dir", dir, "uid", os.Geteuid(), "err", err)
+		return dir, nil
+	}
 	if err != nil {
 		a.log.Error("cannot write .htaccess; murlog's files may be reachable from the web", "dir", dir, "uid", os.Geteuid(), "err", err)
 		return dir, err

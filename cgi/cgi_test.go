@@ -146,3 +146,18 @@ func TestPrivateFilePatterns(t *testing.T) {
 		}
 	}
 }
+
+func TestHasBlock(t *testing.T) {
+	dir := t.TempDir()
+	if HasBlock(dir) {
+		t.Error("HasBlock without a .htaccess = true")
+	}
+	os.WriteFile(filepath.Join(dir, ".htaccess"), []byte("# the owner's\n"), 0o644)
+	if HasBlock(dir) {
+		t.Error("HasBlock with only the owner's lines = true")
+	}
+	os.WriteFile(filepath.Join(dir, ".htaccess"), []byte("# the owner's\n"+beginMarker+"\nold rules\n"+endMarker+"\n"), 0o644)
+	if !HasBlock(dir) {
+		t.Error("HasBlock with an older block = false")
+	}
+}

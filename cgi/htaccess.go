@@ -120,6 +120,14 @@ func Ensure(dir string, h Htaccess) (bool, error) {
 	return true, os.Rename(tmp.Name(), path)
 }
 
+// HasBlock reports whether dir/.htaccess holds a murlog block (of any
+// version): then the site is routed and protected even when the block
+// cannot be brought up to date.
+func HasBlock(dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, ".htaccess"))
+	return err == nil && bytes.Contains(b, []byte(beginMarker)) && bytes.Contains(b, []byte(endMarker))
+}
+
 // merge replaces the managed block in old, or appends it. Appending (not
 // prepending) lets the owner's own rewrite rules run before murlog's
 // catch-all; the protective rules do not depend on order.

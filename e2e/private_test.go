@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/murlog/murlog/cgi"
 	"github.com/murlog/murlog/internal/apachetest"
 )
 
@@ -104,5 +105,17 @@ func TestUnwritableDocumentRoot(t *testing.T) {
 	}
 	if _, err := os.Stat(s.Path(".htaccess")); err == nil {
 		t.Error(".htaccess exists in a folder murlog cannot write")
+	}
+	// An older murlog block that cannot be updated still routes and
+	// protects the site: murlog keeps serving (and logs a warning).
+	old := strings.Replace(cgi.Htaccess{Script: apachetest.Script, Base: "/"}.Block(), "RewriteRule (^|/)", "# was: ", 1)
+	if err := os.WriteFile(s.Path(".htaccess"), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if resp, body := get(t, s.URL, "/admin/setup/server", map[string]string{"Accept": "text/html"}); resp.StatusCode != http.StatusOK {
+		t.Errorf("with an older block: GET /admin/setup/server = %d; want 200 (served through the old block)\n%s", resp.StatusCode, body)
+	}
+	if !strings.Contains(s.ErrorLog(), "cannot update the murlog block") {
+		t.Error("no warning that the block could not be updated")
 	}
 }
