@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-	"unicode"
 
 	"golang.org/x/sys/unix"
 
@@ -37,7 +36,7 @@ func (a *App) configure(ctx context.Context, values map[string]string) (err erro
 		return murlog.Invalid("media_path", "is required")
 	}
 	for _, k := range []string{"data_dir", "media_path", "web_dir"} {
-		if hasControl(values[k]) {
+		if config.HasControl(values[k]) {
 			return &admin.DirError{Field: k, Reason: "dir.control"}
 		}
 	}
@@ -100,17 +99,6 @@ func (a *App) configure(ctx context.Context, values map[string]string) (err erro
 	a.cfg.Store(cfg)
 	a.rt.Store(rt)
 	return nil
-}
-
-// hasControl reports control characters (or bytes that are not UTF-8) in
-// a path: they make paths that look like another on a page or in a log.
-func hasControl(s string) bool {
-	for _, r := range s {
-		if r == unicode.ReplacementChar || unicode.IsControl(r) {
-			return true
-		}
-	}
-	return false
 }
 
 // systemTrees are directories murlog never puts files in or under.

@@ -149,7 +149,7 @@ func (c *Config) set(key, v string) error {
 		if v == "" {
 			return "", errors.New("must not be empty")
 		}
-		if hasControl(v) {
+		if HasControl(v) {
 			return "", errors.New("must not contain control characters")
 		}
 		if filepath.IsAbs(v) {
@@ -227,11 +227,14 @@ func (c *Config) set(key, v string) error {
 	return err
 }
 
-// hasControl reports control characters or bytes that are not UTF-8: a
+// HasControl reports control characters or bytes that are not UTF-8: a
 // path holding them can look like another one in a page or a log.
-func hasControl(s string) bool {
+func HasControl(s string) bool {
+	if !utf8.ValidString(s) {
+		return true
+	}
 	for _, r := range s {
-		if r == utf8.RuneError || unicode.IsControl(r) {
+		if unicode.IsControl(r) {
 			return true
 		}
 	}
