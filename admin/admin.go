@@ -48,6 +48,13 @@ type Deps struct {
 	// Completed is called after step 2 committed, so the app can rewire
 	// itself for a finished site.
 	Completed func(ctx context.Context) error
+	// SetupToken returns the token the wizard requires from requests that
+	// do not come directly from this machine, "" for none (CGI, tests).
+	// May be nil.
+	SetupToken func() string
+	// ResetCommand is the password-reset command as the owner types it
+	// on the server ("murlog reset", "./murlog.cgi reset").
+	ResetCommand string
 }
 
 // Handler serves /admin/.
@@ -73,13 +80,28 @@ func New(d Deps) *Handler {
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.securityHeaders(w)
+	h.mux.ServeHTTP(w, r)
+}
+
+// securityHeaders sets the headers every /admin/ page carries.
+func (h *Handler) securityHeaders(w http.ResponseWriter) {
 	// These pages hold passwords: never cache, never frame, no scripts.
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 	w.Header().Set("X-Frame-Options", "DENY")
 	w.Header().Set("Referrer-Policy", "no-referrer")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	h.mux.ServeHTTP(w, r)
+}
+
+// Problem answers a page that explains a problem the owner must fix on
+// the server: the title and body are i18n keys, the body formatted with
+// args.
+func (h *Handler) Problem(w http.ResponseWriter, r *http.Request, status int, titleKey, bodyKey string, args ...any) {
+	h.securityHeaders(w)
+	p := h.newPage(w, r, titleKey)
+	p.Message = i18n.Tf(p.Lang, bodyKey, args...)
+	h.render(w, r, status, "message", p)
 }
 
 // MaxForm bounds a form body; the largest legitimate one is well under it.
@@ -96,12 +118,16 @@ type page struct {
 	Message     string
 	Handle      string
 	Next        string
+	// ResetCommand is shown where the pages tell how to reset the password.
+	ResetCommand string
+	// SetupToken is put in the wizard's forms once the token was given.
+	SetupToken string
 }
 
 func (h *Handler) templates() (map[string]*template.Template, error) {
 	h.once.Do(func() {
 		h.pages = map[string]*template.Template{}
-		for _, name := range []string{"server", "site", "done", "reset"} {
+		for _, name := range []string{"server", "site", "done", "reset", "message"} {
 			t, err := template.New(name).Funcs(template.FuncMap{"t": func(string) string { return "" }}).
 				ParseFS(templateFiles, "templates/layout.html", "templates/errors.html", "templates/"+name+".html")
 			if err != nil {
@@ -141,8 +167,12 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 func (h *Handler) newPage(w http.ResponseWriter, r *http.Request, titleKey string) *page {
 	lang := i18n.Negotiate(r.Header.Get("Accept-Language"))
 	w.Header().Add("Vary", "Accept-Language")
+	cmd := h.deps.ResetCommand
+	if cmd == "" {
+		cmd = "murlog reset"
+	}
 	return &page{Lang: lang, Title: i18n.T(lang, titleKey), CSRF: h.deps.State().Cookies.EnsureCSRF(w, r),
-		Form: map[string]string{}, FieldErrors: map[string]string{}}
+		Form: map[string]string{}, FieldErrors: map[string]string{}, ResetCommand: cmd}
 }
 
 // parseForm reads a bounded urlencoded body and checks its CSRF token. On
@@ -171,7 +201,7 @@ func (h *Handler) parseForm(w http.ResponseWriter, r *http.Request, p *page, tmp
 func formValues(r *http.Request, omit ...string) map[string]string {
 	m := map[string]string{}
 	for k, v := range r.PostForm {
-		if k == httpd.CSRFField || len(v) == 0 {
+		if k == httpd.CSRFField || k == setupTokenField || len(v) == 0 {
 			continue
 		}
 		skip := false

@@ -236,8 +236,8 @@ func TestStep1BadDirectories(t *testing.T) {
 		ro := filepath.Join(s.Dir, "ro")
 		os.Mkdir(ro, 0o500)
 		status, _, body := submit(t, s, "/admin/setup/server", url.Values{"data_dir": {"./ro/data"}, "media_path": {"./media"}})
-		if status != 400 || !strings.Contains(body, "cannot create") {
-			t.Errorf("unwritable parent: %d; want 400 'cannot create'", status)
+		if status != 400 || !strings.Contains(body, "cannot be created") {
+			t.Errorf("unwritable parent: %d; want 400 'cannot be created'", status)
 		}
 	}
 }

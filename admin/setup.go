@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/murlog/murlog"
@@ -9,26 +10,42 @@ import (
 	"github.com/murlog/murlog/setup"
 )
 
+// doneCookie lets the browser that completed step 2 see the completion
+// page once; everyone else asking for the wizard of a finished site is
+// sent to the site.
+const doneCookie = "murlog_setup_done"
+
 // serverForm is step 1: where murlog keeps its files.
 func (h *Handler) serverForm(w http.ResponseWriter, r *http.Request) {
 	st := h.deps.State()
+	if st.Complete {
+		http.Redirect(w, r, "/", http.StatusSeeOther)
+		return
+	}
 	if st.Config.Exists {
 		http.Redirect(w, r, httpd.SetupSitePath, http.StatusSeeOther)
 		return
 	}
 	p := h.newPage(w, r, "setup.title")
+	if !h.setupAllowed(w, r, p) {
+		return
+	}
 	p.Form = map[string]string{"data_dir": "./data", "media_path": "./media", "scheme": defaultScheme(r)}
 	h.render(w, r, http.StatusOK, "server", p)
 }
 
 func (h *Handler) serverSubmit(w http.ResponseWriter, r *http.Request) {
 	p := h.newPage(w, r, "setup.title")
-	if h.deps.State().Config.Exists {
-		p.Errors = []string{i18n.T(p.Lang, "setup.step1.already")}
-		h.render(w, r, http.StatusConflict, "server", p)
+	if st := h.deps.State(); st.Config.Exists {
+		key := "setup.step1.already"
+		if st.Complete {
+			key = "setup.already"
+		}
+		p.Errors = []string{i18n.T(p.Lang, key)}
+		h.render(w, r, http.StatusConflict, "message", p)
 		return
 	}
-	if !h.parseForm(w, r, p, "server") {
+	if !h.parseForm(w, r, p, "server") || !h.setupAllowed(w, r, p) {
 		return
 	}
 	values := map[string]string{}
@@ -56,7 +73,16 @@ func (h *Handler) siteForm(w http.ResponseWriter, r *http.Request) {
 	}
 	p := h.newPage(w, r, "setup.title")
 	if st.Complete {
-		h.renderDone(w, r, p)
+		if ck, err := r.Cookie(doneCookie); err == nil && ck.Value == "1" {
+			http.SetCookie(w, &http.Cookie{Name: doneCookie, Path: httpd.SetupSitePath, MaxAge: -1, HttpOnly: true,
+				SameSite: http.SameSiteStrictMode, Secure: st.Cookies.Secure})
+			h.renderDone(w, r, p)
+			return
+		}
+		http.Redirect(w, r, "/", http.StatusSeeOther)
+		return
+	}
+	if !h.setupAllowed(w, r, p) {
 		return
 	}
 	p.Form = map[string]string{"domain": r.Host}
@@ -90,10 +116,10 @@ func (h *Handler) siteSubmit(w http.ResponseWriter, r *http.Request) {
 	p := h.newPage(w, r, "setup.title")
 	if st.Complete {
 		p.Errors = []string{i18n.T(p.Lang, "setup.already")}
-		h.render(w, r, http.StatusConflict, "done", p)
+		h.render(w, r, http.StatusConflict, "message", p)
 		return
 	}
-	if !h.parseForm(w, r, p, "site") {
+	if !h.parseForm(w, r, p, "site") || !h.setupAllowed(w, r, p) {
 		return
 	}
 	in := setup.Input{Domain: r.PostForm.Get("domain"), Username: r.PostForm.Get("username"),
@@ -111,7 +137,7 @@ func (h *Handler) siteSubmit(w http.ResponseWriter, r *http.Request) {
 		status := h.formError(p, err)
 		if err == setup.ErrDone {
 			p.Errors = []string{i18n.T(p.Lang, "setup.already")}
-			h.render(w, r, status, "done", p)
+			h.render(w, r, status, "message", p)
 			return
 		}
 		h.render(w, r, status, "site", p)
@@ -120,7 +146,34 @@ func (h *Handler) siteSubmit(w http.ResponseWriter, r *http.Request) {
 	if err := h.deps.Completed(r.Context()); err != nil {
 		h.deps.Log.Error("rewiring after setup failed", "err", err)
 	}
+	http.SetCookie(w, &http.Cookie{Name: doneCookie, Value: "1", Path: httpd.SetupSitePath, MaxAge: 600, HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: st.Cookies.Secure})
 	http.Redirect(w, r, httpd.SetupSitePath, http.StatusSeeOther)
+}
+
+// DirError is a step-1 directory (or file) murlog cannot use. Reason is an
+// i18n key ("dir.system") formatted with Args, so the page says what is
+// wrong in the reader's language instead of splicing a raw OS error into
+// Japanese text; the OS error, when there is one, goes to the log.
+type DirError struct {
+	Field  string
+	Reason string
+	Args   []any
+	Err    error // the underlying OS error, for the log; may be nil
+}
+
+func (e *DirError) Error() string {
+	s := e.Field + ": " + i18n.Tf(i18n.En, e.Reason, e.Args...)
+	if e.Err != nil {
+		s += " (" + e.Err.Error() + ")"
+	}
+	return s
+}
+
+// Unwrap makes a DirError an invalid-field error to the error vocabulary
+// (status 400, the field named).
+func (e *DirError) Unwrap() error {
+	return murlog.Invalid(e.Field, "%s", i18n.Tf(i18n.En, e.Reason, e.Args...))
 }
 
 // formError puts err on the page, localised where the catalog has a
@@ -129,6 +182,14 @@ func (h *Handler) formError(p *page, err error) int {
 	e := murlog.AsError(err)
 	if e.Code == murlog.EInternal {
 		h.deps.Log.Error("admin form failed", "err", err)
+	}
+	var de *DirError
+	if errors.As(err, &de) {
+		if de.Err != nil {
+			h.deps.Log.Warn("setup: directory refused", "field", de.Field, "reason", de.Reason, "err", de.Err)
+		}
+		p.FieldErrors[de.Field] = i18n.T(p.Lang, "error.dir") + " " + i18n.Tf(p.Lang, de.Reason, de.Args...)
+		return http.StatusBadRequest
 	}
 	msg := murlog.ErrorMessage(err)
 	if key := fieldMessage(e); key != "" {
@@ -169,6 +230,8 @@ func fieldMessage(e *murlog.Error) string {
 		return "error.password_mismatch"
 	case "secret":
 		return "reset.secret_wrong"
+	case "scheme":
+		return "error.scheme"
 	}
 	return ""
 }

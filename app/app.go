@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/admin"
 	"github.com/murlog/murlog/api"
@@ -60,6 +62,10 @@ type App struct {
 	log     *slog.Logger
 	admin   *admin.Handler
 	handler http.Handler
+
+	// setupToken is what the wizard asks of requests not coming directly
+	// from this machine; set by Serve while setup is incomplete.
+	setupToken atomic.Pointer[string]
 
 	mu  sync.Mutex                    // serialises configure and rewire
 	cfg atomic.Pointer[config.Config] // the current startup config (defaults before step 1)
@@ -115,7 +121,8 @@ func New(ctx context.Context, o Options) (*App, error) {
 		}
 		a.rt.Store(rt)
 	}
-	a.admin = admin.New(admin.Deps{Log: a.log, State: a.adminState, Configure: a.configure, Completed: a.completed})
+	a.admin = admin.New(admin.Deps{Log: a.log, State: a.adminState, Configure: a.configure, Completed: a.completed,
+		SetupToken: a.currentSetupToken, ResetCommand: resetCommand(o.OneShot)})
 	a.handler = a.routes()
 	return a, nil
 }
@@ -177,6 +184,7 @@ func (a *App) open(ctx context.Context, cfg *config.Config) (*runtime, error) {
 	if err := cfg.CheckDataDir(); err != nil {
 		return nil, err
 	}
+	a.checkModes(cfg)
 	db, err := sqlite.Open(ctx, cfg.DBPath(), sqlite.Options{Now: a.opts.Now, Logger: a.log, OneShot: a.opts.OneShot})
 	if err != nil {
 		return nil, err
@@ -285,12 +293,23 @@ func (a *App) routes() http.Handler {
 	return httpd.Log(a.log, httpd.Guard(a.phase, mux))
 }
 
-// health answers 200 when the database answers, for load balancers and
-// uptime checks; 503 before setup step 1.
+// health answers 200 when the site can serve and write, for load
+// balancers and uptime checks; 503 naming the reason before setup is
+// complete and when the database cannot be read or written.
 func (a *App) health(w http.ResponseWriter, r *http.Request) {
 	rt := a.rt.Load()
 	if rt == nil {
-		httpd.WriteError(w, r, a.log, murlog.Errorf(murlog.EUnavailable, "not configured"))
+		httpd.WriteError(w, r, a.log, murlog.Errorf(murlog.EUnavailable, "not configured: setup step 1 is not done"))
+		return
+	}
+	if a.phase(r) != httpd.PhaseReady {
+		httpd.WriteError(w, r, a.log, murlog.Errorf(murlog.EUnavailable, "setup is not complete: step 2 is not done"))
+		return
+	}
+	// Two access(2) calls: a database whose folder or file turned read-only
+	// (or vanished) still answers reads, but every write would fail.
+	if unix.Access(rt.cfg.DataDir, unix.W_OK|unix.X_OK) != nil || unix.Access(rt.cfg.DBPath(), unix.R_OK|unix.W_OK) != nil {
+		httpd.WriteError(w, r, a.log, murlog.Errorf(murlog.EUnavailable, "database is not writable"))
 		return
 	}
 	if _, err := rt.db.SchemaVersion(r.Context()); err != nil {

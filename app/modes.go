@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -9,15 +11,20 @@ import (
 	"net"
 	"net/http"
 	stdcgi "net/http/cgi"
+	"net/netip"
 	"os"
+	"os/user"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"time"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/admin"
 	"github.com/murlog/murlog/auth"
 	"github.com/murlog/murlog/cgi"
 	"github.com/murlog/murlog/config"
+	"github.com/murlog/murlog/httpd"
 	"github.com/murlog/murlog/store"
 )
 
@@ -52,6 +59,10 @@ func Serve(ctx context.Context, a *App, addr string, ready func(net.Addr)) error
 		ErrorLog:          slog.NewLogLogger(a.log.Handler(), slog.LevelWarn),
 	}
 	a.log.Info("murlog serving", "addr", ln.Addr().String(), "version", murlog.Version, "config", a.Config().Path, "configured", a.Config().Exists)
+	if err := a.armSetupToken(ctx, ln.Addr()); err != nil {
+		ln.Close()
+		return fmt.Errorf("setup token: %w", err)
+	}
 	if ready != nil {
 		ready(ln.Addr())
 	}
@@ -103,14 +114,25 @@ func RunCGI(ctx context.Context, o Options) error {
 	}
 	defer a.Close()
 	configured := a.Config().Exists
-	a.ensureHtaccess(script)
+	if dir, herr := a.ensureHtaccess(script); herr != nil {
+		// Without its .htaccess murlog's files are reachable and no other
+		// address routes here: say so on the one address that reaches it,
+		// rather than leaving the owner with Apache's bare 404.
+		return stdcgi.Serve(cgi.StripScript(script, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			who, owner := fmt.Sprintf("user id %d", os.Geteuid()), strconv.Itoa(os.Geteuid())
+			if name := userName(os.Geteuid()); name != "" {
+				who, owner = fmt.Sprintf("%s (user id %d)", name, os.Geteuid()), name
+			}
+			a.admin.Problem(w, r, http.StatusServiceUnavailable, "cgi.unwritable.heading", "cgi.unwritable.body", dir, who, owner, dir)
+		})))
+	}
 	err = stdcgi.Serve(cgi.StripScript(script, a))
 	// The response is complete once stdout closes; Apache need not wait
 	// for the rest (closing the database checkpoints its WAL).
 	os.Stdout.Close()
 	if !configured && a.Config().Exists {
 		// This request was setup step 1: protect the new data directory now
-		// rather than on the next request.
+		// rather than on the next request (a failure is logged).
 		a.ensureHtaccess(script)
 	}
 	// Shared hosts run no daemon: a request that leaves jobs runnable
@@ -122,21 +144,39 @@ func RunCGI(ctx context.Context, o Options) error {
 }
 
 // ensureHtaccess makes sure the .htaccess beside the entry point protects
-// murlog's files and routes requests here.
-func (a *App) ensureHtaccess(script string) {
+// murlog's files and routes requests here. It returns the folder, and an
+// error when there is no murlog block and none can be written.
+func (a *App) ensureHtaccess(script string) (string, error) {
 	dir := entryDir()
 	if dir == "" {
-		return
+		return "", nil
 	}
 	h := cgi.Htaccess{Script: filepath.Base(scriptFile()), Base: cgi.BaseOf(script)}
 	if a.Config().Exists {
 		h.DataDir = cgi.DataDirRel(dir, a.Config().DataDir)
 	}
-	if wrote, err := cgi.Ensure(dir, h); err != nil {
-		a.log.Warn("cannot write .htaccess; murlog's files may be reachable from the web", "dir", dir, "err", err)
-	} else if wrote {
+	wrote, err := cgi.Ensure(dir, h)
+	if err != nil && cgi.HasBlock(dir) {
+		// An older block still routes and protects the site: keep serving.
+		a.log.Warn("cannot update the murlog block in .htaccess", "dir", dir, "uid", os.Geteuid(), "err", err)
+		return dir, nil
+	}
+	if err != nil {
+		a.log.Error("cannot write .htaccess; murlog's files may be reachable from the web", "dir", dir, "uid", os.Geteuid(), "err", err)
+		return dir, err
+	}
+	if wrote {
 		a.log.Info(".htaccess updated", "dir", dir)
 	}
+	return dir, nil
+}
+
+// userName is the login name of uid, or "" when the system does not know it.
+func userName(uid int) string {
+	if u, err := user.LookupId(strconv.Itoa(uid)); err == nil {
+		return u.Username
+	}
+	return ""
 }
 
 // scriptFile is the CGI entry point on disk: SCRIPT_FILENAME, else this
@@ -231,4 +271,66 @@ func giveTo(file, ref string) error {
 		return nil
 	}
 	return os.Chown(file, int(sys.Uid), int(sys.Gid))
+}
+
+// resetCommand is the password-reset command as the owner types it on the
+// server: under CGI the entry point itself (murlog.cgi, run from its
+// folder), else the murlog binary.
+func resetCommand(cgi bool) string {
+	if cgi {
+		if f := scriptFile(); f != "" {
+			return "./" + filepath.Base(f) + " reset"
+		}
+	}
+	return "murlog reset"
+}
+
+func (a *App) currentSetupToken() string {
+	if p := a.setupToken.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// armSetupToken makes the wizard require a fresh one-time token from
+// anyone but a direct local request, when setup is not complete, and
+// prints the link carrying it on stderr (and in the log) for the owner.
+func (a *App) armSetupToken(ctx context.Context, addr net.Addr) error {
+	if rt := a.rt.Load(); rt != nil {
+		if done, err := rt.setup.Complete(ctx); err != nil || done {
+			return err
+		}
+	}
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		return err
+	}
+	tok := base64.RawURLEncoding.EncodeToString(b)
+	a.setupToken.Store(&tok)
+	link := setupLink(addr, tok)
+	fmt.Fprintf(a.opts.Stderr, "\nmurlog is not set up yet. To set it up, open this link (it holds a one-time setup token):\n\n    %s\n\n"+
+		"Behind a reverse proxy, use your site's address with the same path: /admin/setup/server?token=%s\n"+
+		"From this machine itself (127.0.0.1, no proxy) no token is needed.\n\n", link, tok)
+	a.log.Info("setup token", "url", link, "token", tok)
+	return nil
+}
+
+// setupLink is the clickable wizard URL for the address serve listens on.
+func setupLink(addr net.Addr, tok string) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		host, port = addr.String(), ""
+	}
+	if ip, err := netip.ParseAddr(host); err == nil && ip.IsUnspecified() {
+		// Listening everywhere: name the machine, as Jupyter does.
+		if h, err := os.Hostname(); err == nil && h != "" {
+			host = h
+		} else {
+			host = "127.0.0.1"
+		}
+	}
+	if port != "" {
+		host = net.JoinHostPort(host, port)
+	}
+	return "http://" + host + httpd.SetupServerPath + "?" + admin.SetupTokenParam + "=" + tok
 }

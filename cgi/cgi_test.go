@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -105,5 +106,58 @@ func TestFixEnv(t *testing.T) {
 	}
 	if v := os.Getenv("HTTP_AUTHORIZATION"); v != "Bearer mlg_x" {
 		t.Errorf("HTTP_AUTHORIZATION = %q; want it restored from REDIRECT_HTTP_AUTHORIZATION", v)
+	}
+}
+
+// TestPrivateFilePatterns checks both of the block's rules for murlog's
+// private files (the <FilesMatch> and the RewriteRule, each the only guard
+// when the other module is missing) against the names they must refuse.
+func TestPrivateFilePatterns(t *testing.T) {
+	block := Htaccess{Script: "murlog.cgi", Base: "/"}.Block()
+	var patterns []string
+	for _, line := range strings.Split(block, "\n") {
+		if p, ok := strings.CutPrefix(line, `<FilesMatch "`); ok && strings.Contains(p, `\.db`) {
+			patterns = append(patterns, strings.TrimSuffix(p, `">`))
+		}
+		if p, ok := strings.CutPrefix(line, "RewriteRule "); ok && strings.Contains(p, `\.db`) {
+			patterns = append(patterns, strings.Fields(p)[0])
+		}
+	}
+	if len(patterns) != 2 {
+		t.Fatalf("found %d private-file patterns in the block; want the FilesMatch and the RewriteRule:\n%s", len(patterns), block)
+	}
+	for _, p := range patterns {
+		re := regexp.MustCompile(p)
+		for _, name := range []string{"murlog.db", "my data/murlog.db", "old-copy.db", "murlog.db-wal", "murlog.db-shm",
+			"murlog.db-journal", "murlog.ini", "murlog.reset", "worker.lock"} {
+			if !re.MatchString(name) {
+				t.Errorf("pattern %s lets %q through", p, name)
+			}
+		}
+		for _, name := range []string{"index.html", "media/a.png", "dbx", "murlog.cgi"} {
+			if re.MatchString(name) {
+				t.Errorf("pattern %s refuses %q", p, name)
+			}
+		}
+	}
+	for _, want := range []string{`<FilesMatch "^\.(?!well-known$)">`, `RewriteRule (^|/)\.(?!well-known(/|$)) - [F,L]`} {
+		if !strings.Contains(block, want) {
+			t.Errorf("block lacks the dotfile rule %s", want)
+		}
+	}
+}
+
+func TestHasBlock(t *testing.T) {
+	dir := t.TempDir()
+	if HasBlock(dir) {
+		t.Error("HasBlock without a .htaccess = true")
+	}
+	os.WriteFile(filepath.Join(dir, ".htaccess"), []byte("# the owner's\n"), 0o644)
+	if HasBlock(dir) {
+		t.Error("HasBlock with only the owner's lines = true")
+	}
+	os.WriteFile(filepath.Join(dir, ".htaccess"), []byte("# the owner's\n"+beginMarker+"\nold rules\n"+endMarker+"\n"), 0o644)
+	if !HasBlock(dir) {
+		t.Error("HasBlock with an older block = false")
 	}
 }

@@ -49,6 +49,10 @@ func (h Htaccess) Block() string {
 	w(`<FilesMatch "(\.ini|\.reset|\.lock|\.db|\.db-wal|\.db-shm|\.db-journal)$">`)
 	w(`Require all denied`)
 	w(`</FilesMatch>`)
+	w("# Dotfiles (.htaccess, .env, .git/ …), whatever the server's own rules; /.well-known/ is murlog's.")
+	w(`<FilesMatch "^\.(?!well-known$)">`)
+	w(`Require all denied`)
+	w(`</FilesMatch>`)
 	w(`</IfModule>`)
 	w("")
 	w("# httpoxy: never let a client's Proxy header reach the program as HTTP_PROXY.")
@@ -70,6 +74,7 @@ func (h Htaccess) Block() string {
 		w(`RewriteRule ^%s(/|$) - [F,L]`, regexp.QuoteMeta(h.DataDir))
 	}
 	w(`RewriteRule (\.ini|\.reset|\.lock|\.db|\.db-wal|\.db-shm|\.db-journal)$ - [F,L]`)
+	w(`RewriteRule (^|/)\.(?!well-known(/|$)) - [F,L]`)
 	w("# Apache hides Authorization from CGI programs; pass it for API tokens.")
 	w(`RewriteCond %%{HTTP:Authorization} .`)
 	w(`RewriteRule .* - [E=HTTP_AUTHORIZATION:%%{HTTP:Authorization}]`)
@@ -113,6 +118,14 @@ func Ensure(dir string, h Htaccess) (bool, error) {
 		return false, err
 	}
 	return true, os.Rename(tmp.Name(), path)
+}
+
+// HasBlock reports whether dir/.htaccess holds a murlog block (of any
+// version): then the site is routed and protected even when the block
+// cannot be brought up to date.
+func HasBlock(dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, ".htaccess"))
+	return err == nil && bytes.Contains(b, []byte(beginMarker)) && bytes.Contains(b, []byte(endMarker))
 }
 
 // merge replaces the managed block in old, or appends it. Appending (not

@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 )
@@ -147,6 +149,9 @@ func (c *Config) set(key, v string) error {
 		if v == "" {
 			return "", errors.New("must not be empty")
 		}
+		if HasControl(v) {
+			return "", errors.New("must not contain control characters")
+		}
 		if filepath.IsAbs(v) {
 			return filepath.Clean(v), nil
 		}
@@ -220,6 +225,20 @@ func (c *Config) set(key, v string) error {
 		return fmt.Errorf("unknown key (known keys: %s)", strings.Join(Keys, ", "))
 	}
 	return err
+}
+
+// HasControl reports control characters or bytes that are not UTF-8: a
+// path holding them can look like another one in a page or a log.
+func HasControl(s string) bool {
+	if !utf8.ValidString(s) {
+		return true
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return true
+		}
+	}
+	return false
 }
 
 // positive parses an integer in [lo, hi].

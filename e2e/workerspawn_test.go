@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/murlog/murlog/client"
 	"github.com/murlog/murlog/internal/apachetest"
 	"github.com/murlog/murlog/queue"
@@ -78,16 +80,26 @@ func lockHolders(path string) []int {
 	if err != nil {
 		return nil
 	}
-	ino := "0"
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-		ino = strconv.FormatUint(sys.Ino, 10)
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !ok {
+		return nil
 	}
 	b, _ := os.ReadFile("/proc/locks")
+	return flockHolders(string(b), uint64(sys.Dev), sys.Ino)
+}
+
+// flockHolders picks the FLOCK lines of a /proc/locks text that name the
+// file (dev, ino). The kernel prints the file as major:minor:inode with the
+// device numbers in hex ("fe:00:5678"); an inode number alone is unique only
+// within one file system, so matching it without the device counted a lock
+// on another mount's file as a second holder.
+func flockHolders(locks string, dev, ino uint64) []int {
+	want := fmt.Sprintf("%02x:%02x:%d", unix.Major(dev), unix.Minor(dev), ino)
 	var out []int
-	for _, line := range strings.Split(string(b), "\n") {
+	for _, line := range strings.Split(locks, "\n") {
 		// "1: FLOCK  ADVISORY  WRITE 1234 fe:00:5678 0 EOF"
 		f := strings.Fields(line)
-		if len(f) >= 6 && f[1] == "FLOCK" && strings.HasSuffix(f[5], ":"+ino) {
+		if len(f) >= 6 && f[1] == "FLOCK" && f[5] == want {
 			pid, _ := strconv.Atoi(f[4])
 			out = append(out, pid)
 		}
@@ -495,4 +507,31 @@ func TestServeAndCGIShareTheDatabase(t *testing.T) {
 	t.Logf("%d posts.create in %v (%v); %d jobs done by %v, drained %v after the load; %d spawned workers yielded to the lock",
 		len(created), hammered.Round(time.Millisecond), byStatus, enqueued, bySvc, drained.Round(time.Millisecond),
 		strings.Count(workerLog, "another worker holds the lock"))
+}
+
+// TestFlockHoldersMatchDeviceAndInode covers the flake of
+// TestCGIRequestSpawnsDetachedWorker ("2 workers held the lock"): a flock on
+// a file with the same inode number on another device is not a holder.
+func TestFlockHoldersMatchDeviceAndInode(t *testing.T) {
+	dev := unix.Mkdev(0xfe, 0)
+	locks := "1: FLOCK  ADVISORY  WRITE 100 fe:00:5678 0 EOF\n" +
+		"2: FLOCK  ADVISORY  WRITE 200 08:01:5678 0 EOF\n" + // same inode, other device
+		"3: POSIX  ADVISORY  WRITE 300 fe:00:5678 0 EOF\n" + // not a flock
+		"4: FLOCK  ADVISORY  WRITE 400 fe:00:15678 0 EOF\n" // inode with the same suffix
+	if got := flockHolders(locks, dev, 5678); !slices.Equal(got, []int{100}) {
+		t.Errorf("flockHolders = %v; want [100] (device and inode must both match)", got)
+	}
+	// The real file: a flock this process takes is found, by device and inode.
+	path := filepath.Join(t.TempDir(), "lock")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	if got := lockHolders(path); !slices.Contains(got, os.Getpid()) {
+		t.Errorf("lockHolders(%s) = %v; want this process %d", path, got, os.Getpid())
+	}
 }

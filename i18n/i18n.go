@@ -4,6 +4,7 @@
 package i18n
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -64,6 +65,9 @@ func T(lang Lang, key string) string {
 	}
 	return key
 }
+
+// Tf formats the message for key (see T) with args, as fmt.Sprintf does.
+func Tf(lang Lang, key string, args ...any) string { return fmt.Sprintf(T(lang, key), args...) }
 
 // Has reports whether key is in the catalog.
 func Has(key string) bool { _, ok := catalog[key]; return ok }

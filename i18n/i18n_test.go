@@ -38,3 +38,22 @@ func TestCatalogIsComplete(t *testing.T) {
 		t.Error("a missing key should come back as itself")
 	}
 }
+
+// TestMessagesArePageText: messages are shown as they are, so a Markdown
+// backtick would appear literally; and both languages take the same
+// arguments, so Tf fills the same places.
+func TestMessagesArePageText(t *testing.T) {
+	for key, m := range catalog {
+		for _, l := range []Lang{En, Ja} {
+			if strings.Contains(m[l], "`") {
+				t.Errorf("message %q (%s) has a literal backtick: %q", key, l, m[l])
+			}
+		}
+		if a, b := strings.Count(m[En], "%"), strings.Count(m[Ja], "%"); a != b {
+			t.Errorf("message %q has %d verbs in English and %d in Japanese", key, a, b)
+		}
+	}
+	if got := Tf(Ja, "dir.system", "/etc"); got != "/etc はシステムのディレクトリです。" {
+		t.Errorf("Tf = %q", got)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
@@ -42,7 +43,16 @@ Every murlog.ini key can be overridden with MURLOG_<KEY>, e.g. MURLOG_SCHEME=htt
 const exitUsage = 2
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(start(os.Args[1:]))
+}
+
+// start is main without the exit. Files murlog creates hold secrets (the
+// database, murlog.ini, the reset secret, locks), so nothing is created
+// readable by others unless the code that creates it says so: what Apache
+// must serve (media, .htaccess) is given its mode explicitly.
+func start(args []string) int {
+	syscall.Umask(0o077)
+	return run(args, os.Stdout, os.Stderr)
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -52,7 +62,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if len(args) > 0 {
 			args = args[1:]
 		}
-		return runCGI(args, stderr)
+		return runCGI(args, stdout, stderr)
 	}
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
@@ -60,15 +70,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	switch cmd, rest := args[0], args[1:]; cmd {
 	case "serve":
-		return runServe(rest, stderr)
+		return runServe(rest, stdout, stderr)
 	case "cgi":
-		return runCGI(rest, stderr)
+		return runCGI(rest, stdout, stderr)
 	case "worker":
-		return runWorker(rest, stderr)
+		return runWorker(rest, stdout, stderr)
 	case "reset":
 		return runReset(rest, stdout, stderr)
 	case "version", "--version", "-v":
-		fmt.Fprintf(stdout, "murlog %s (%s, %s/%s, database schema %d)\n", murlog.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH, sqlite.LatestVersion())
+		fmt.Fprintf(stdout, "murlog %s (%s, %s/%s, database schema %d)\n", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH, sqlite.LatestVersion())
 		return 0
 	case "help", "--help", "-h":
 		fmt.Fprint(stdout, usage)
@@ -79,27 +89,90 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 }
 
-// commonFlags parses --config (and what extra adds) for a subcommand.
-func commonFlags(name string, args []string, stderr io.Writer, extra func(*flag.FlagSet)) (string, bool) {
+// version is the stamped murlog.Version, else what the Go toolchain
+// recorded in the binary: the module version (set by `go install …@v1.2.3`)
+// and the VCS revision of a checkout build, so a bug report from a README
+// build still says which code it ran.
+func version() string {
+	if murlog.Version != "dev" {
+		return murlog.Version
+	}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return murlog.Version
+	}
+	return buildVersion(bi)
+}
+
+// buildVersion formats the version from build info: "v1.2.3", or
+// "dev+1a2b3c4d5e6f" (with "-dirty" for uncommitted changes), or "dev".
+func buildVersion(bi *debug.BuildInfo) string {
+	v := bi.Main.Version
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value
+		}
+	}
+	if v == "" || v == "(devel)" {
+		v = "dev"
+	}
+	if rev != "" && !strings.Contains(v, rev[:min(12, len(rev))]) {
+		// A pseudo-version (v0.0.0-2026…-1a2b3c4d5e6f) already names the commit.
+		v += "+" + rev[:min(12, len(rev))]
+		if modified == "true" {
+			v += "-dirty"
+		}
+	}
+	return v
+}
+
+// commonFlags parses --config (and what extra adds) for a subcommand. When
+// ok is false the caller exits with code: 0 after --help, exitUsage after a
+// mistake.
+func commonFlags(name string, args []string, stdout, stderr io.Writer, extra func(*flag.FlagSet)) (path string, ok bool, code int) {
 	fs := flag.NewFlagSet("murlog "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfgPath := fs.String("config", "", "path to murlog.ini")
 	if extra != nil {
 		extra(fs)
 	}
+	fs.Usage = func() { printFlags(stderr, fs) }
 	if err := fs.Parse(args); err != nil {
-		return "", false
+		if errors.Is(err, flag.ErrHelp) {
+			// Asking for help is not a mistake: show it on stdout, exit 0.
+			printFlags(stdout, fs)
+			return "", false, 0
+		}
+		return "", false, exitUsage
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "murlog %s: unexpected argument %q\n", name, fs.Arg(0))
-		return "", false
+		return "", false, exitUsage
 	}
 	p, err := config.Locate(*cfgPath, os.Getenv)
 	if err != nil {
 		fmt.Fprintln(stderr, "murlog:", err)
-		return "", false
+		return "", false, exitUsage
 	}
-	return p, true
+	return p, true, 0
+}
+
+// printFlags lists a subcommand's flags the way the usage text writes
+// them (--flag), which the flag package's default (-flag) does not.
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "Usage: %s [flags]\n\nFlags:\n", fs.Name())
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		arg := "--" + f.Name
+		if name != "" {
+			arg += " " + name
+		}
+		fmt.Fprintf(w, "  %-22s %s\n", arg, usage)
+	})
 }
 
 func options(cfgPath string, stderr io.Writer) app.Options {
@@ -110,13 +183,13 @@ func options(cfgPath string, stderr io.Writer) app.Options {
 	return app.Options{ConfigPath: cfgPath, Logger: app.NewLogger(stderr, level), Stderr: stderr}
 }
 
-func runServe(args []string, stderr io.Writer) int {
+func runServe(args []string, stdout, stderr io.Writer) int {
 	var listen string
-	cfgPath, ok := commonFlags("serve", args, stderr, func(fs *flag.FlagSet) {
+	cfgPath, ok, code := commonFlags("serve", args, stdout, stderr, func(fs *flag.FlagSet) {
 		fs.StringVar(&listen, "listen", "", "address to listen on (default: listen in murlog.ini, else 127.0.0.1:8080)")
 	})
 	if !ok {
-		return exitUsage
+		return code
 	}
 	// A resident murlog keeps a live heap of a few MB, so at the default
 	// GOGC=100 the collector runs dozens of times a second under load and
@@ -144,10 +217,10 @@ func runServe(args []string, stderr io.Writer) int {
 	return 0
 }
 
-func runCGI(args []string, stderr io.Writer) int {
-	cfgPath, ok := commonFlags("cgi", args, stderr, nil)
+func runCGI(args []string, stdout, stderr io.Writer) int {
+	cfgPath, ok, code := commonFlags("cgi", args, stdout, stderr, nil)
 	if !ok {
-		return exitUsage
+		return code
 	}
 	if err := app.RunCGI(context.Background(), options(cfgPath, stderr)); err != nil {
 		fmt.Fprintln(stderr, "murlog:", err)
@@ -156,13 +229,13 @@ func runCGI(args []string, stderr io.Writer) int {
 	return 0
 }
 
-func runWorker(args []string, stderr io.Writer) int {
+func runWorker(args []string, stdout, stderr io.Writer) int {
 	var once bool
-	cfgPath, ok := commonFlags("worker", args, stderr, func(fs *flag.FlagSet) {
+	cfgPath, ok, code := commonFlags("worker", args, stdout, stderr, func(fs *flag.FlagSet) {
 		fs.BoolVar(&once, "once", false, "run jobs until none is runnable or 5 minutes have passed, then exit (cron, CGI)")
 	})
 	if !ok {
-		return exitUsage
+		return code
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -187,9 +260,9 @@ func runWorker(args []string, stderr io.Writer) int {
 }
 
 func runReset(args []string, stdout, stderr io.Writer) int {
-	cfgPath, ok := commonFlags("reset", args, stderr, nil)
+	cfgPath, ok, code := commonFlags("reset", args, stdout, stderr, nil)
 	if !ok {
-		return exitUsage
+		return code
 	}
 	url, file, err := app.Reset(context.Background(), options(cfgPath, stderr))
 	if err != nil {

@@ -23,6 +23,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -130,6 +131,12 @@ type Options struct {
 	LogLevel string
 	// Config is appended to the generated server configuration.
 	Config string
+	// NoHtDeny leaves out the usual server-wide rule that hides .ht*
+	// files, as some hosts do, so only murlog's block protects them.
+	NoHtDeny bool
+	// WithoutModules are module identifiers ("rewrite_module") not to
+	// load, to see what murlog's block does without them.
+	WithoutModules []string
 }
 
 // Server is a running Apache.
@@ -306,7 +313,7 @@ func (s *Server) config(o Options, port int, asRoot bool) string {
 	w("ErrorLog %q", filepath.Join(s.Root, "logs", "error_log"))
 	w("LogLevel %s", level)
 	for _, m := range modules {
-		if builtins()[strings.TrimSuffix(m[1], ".so")+".c"] {
+		if builtins()[strings.TrimSuffix(m[1], ".so")+".c"] || slices.Contains(o.WithoutModules, m[0]) {
 			continue
 		}
 		w("LoadModule %s %q", m[0], filepath.Join(ModulesDir(), m[1]))
@@ -336,9 +343,11 @@ func (s *Server) config(o Options, port int, asRoot bool) string {
 	w("  Require all granted")
 	w("  AddHandler cgi-script .cgi")
 	w("</Directory>")
-	w(`<FilesMatch "^\.ht">`)
-	w("  Require all denied")
-	w("</FilesMatch>")
+	if !o.NoHtDeny {
+		w(`<FilesMatch "^\.ht">`)
+		w("  Require all denied")
+		w("</FilesMatch>")
+	}
 	// Readiness probe outside the document root, so it never reaches murlog.
 	w("Alias /.apachetest-ready %q", filepath.Join(s.Root, "probe", "ready.txt"))
 	w("<Directory %q>", filepath.Join(s.Root, "probe"))

@@ -94,6 +94,7 @@ func Open(ctx context.Context, path string, o Options) (*DB, error) {
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
 	db := &DB{path: abs, now: o.Now, opts: o, log: o.Logger, woken: make(chan struct{}, 1)}
+	privateFiles(abs, o.Logger)
 
 	busy := fmt.Sprint(o.BusyTimeout.Milliseconds())
 	base := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?_busy_timeout=" + busy + "&_foreign_keys=1"
@@ -121,6 +122,34 @@ func Open(ctx context.Context, path string, o Options) (*DB, error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+// privateFiles makes the database and its -wal/-shm readable by their owner
+// only. A new database is created 0600 here, before SQLite opens it: SQLite
+// creates -wal and -shm with the mode of the database file, whatever the
+// umask, so the mode of the first file decides all three. Files an older
+// murlog left group- or world-readable are tightened with one log line.
+// Failures are left to the open that follows (or logged, for a file this
+// user cannot chmod).
+func privateFiles(path string, log *slog.Logger) {
+	if f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+		f.Close()
+	}
+	var fixed []string
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		st, err := os.Stat(p)
+		if err != nil || st.Mode().Perm()&0o077 == 0 {
+			continue
+		}
+		if err := os.Chmod(p, st.Mode().Perm()&0o700); err != nil {
+			log.Warn("database file is readable by other users and cannot be made private", "file", p, "mode", st.Mode().Perm().String(), "err", err)
+			continue
+		}
+		fixed = append(fixed, fmt.Sprintf("%s (was %s)", filepath.Base(p), st.Mode().Perm()))
+	}
+	if len(fixed) > 0 {
+		log.Info("made database files private (mode 0600)", "dir", filepath.Dir(path), "files", fixed)
+	}
 }
 
 // Path returns the absolute path of the database file.
