@@ -89,6 +89,12 @@ func TestPagesHaveNoMarkdown(t *testing.T) {
 		pages["done"] = string(b)
 		_, _, b, _ = s.Client.Get(ctx, "/admin/reset")
 		pages["reset"] = string(b)
+		// A refused reset (no reset file was written) shows auth's reason.
+		_, _, b, _ = s.Client.SubmitForm(ctx, "/admin/reset", url.Values{"secret": {"x"}, "password": {"a new password"}, "password_confirm": {"a new password"}})
+		pages["refused reset"] = string(b)
+		if !strings.Contains(pages["refused reset"], "no password reset was requested") {
+			t.Errorf("refused reset page (%s) does not give the reason:\n%s", lang, b)
+		}
 		for name, p := range pages {
 			if strings.Contains(p, "`") {
 				t.Errorf("%s page (%s) has a literal backtick", name, lang)

@@ -47,7 +47,15 @@ func (h *Handler) resetSubmit(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		status := h.formError(p, err)
 		if murlog.ErrorCode(err) == murlog.EForbidden {
-			p.Errors = append(p.Errors, i18n.T(p.Lang, "reset.unavailable"))
+			// The refusal's reason is English text from auth; a Japanese
+			// page leads with its own message and keeps the reason as a
+			// quoted detail rather than splicing it into Japanese prose.
+			if p.Lang != i18n.En && len(p.Errors) > 0 {
+				p.Errors[len(p.Errors)-1] = "(" + p.Errors[len(p.Errors)-1] + ")"
+				p.Errors = append([]string{i18n.T(p.Lang, "reset.unavailable")}, p.Errors...)
+			} else {
+				p.Errors = append(p.Errors, i18n.T(p.Lang, "reset.unavailable"))
+			}
 		}
 		httpd.SetRetryAfter(w, err)
 		h.render(w, r, status, "reset", p)

@@ -64,7 +64,7 @@ type resetFile struct {
 }
 
 func damaged(why string) error {
-	return murlog.Errorf(murlog.EForbidden, "the reset file is not one murlog reset wrote (%s): run `murlog reset` again", why)
+	return murlog.Errorf(murlog.EForbidden, "the reset file is not one murlog reset wrote (%s): run murlog reset again", why)
 }
 
 // readResetFile opens the reset file and accepts it only if it is exactly
@@ -75,7 +75,7 @@ func damaged(why string) error {
 func readResetFile(path, ownerRef string) (*resetFile, error) {
 	lst, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, murlog.Errorf(murlog.EForbidden, "no password reset was requested: run `murlog reset` on the server first")
+		return nil, murlog.Errorf(murlog.EForbidden, "no password reset was requested: run murlog reset on the server first")
 	}
 	if err != nil {
 		return nil, murlog.Internal(err)
@@ -100,7 +100,7 @@ func readResetFile(path, ownerRef string) (*resetFile, error) {
 	}
 	if perm := st.Mode().Perm(); perm&0o077 != 0 {
 		return nil, murlog.Errorf(murlog.EForbidden,
-			"the reset file can be read or written by other users (mode %#o; it must be 0600): run `murlog reset` again", perm)
+			"the reset file can be read or written by other users (mode %#o; it must be 0600): run murlog reset again", perm)
 	}
 	want := os.Geteuid()
 	if ownerRef != "" {
@@ -109,7 +109,7 @@ func readResetFile(path, ownerRef string) (*resetFile, error) {
 		}
 	}
 	if got, err := ownerOf(st); err != nil || got != want {
-		return nil, murlog.Errorf(murlog.EForbidden, "the reset file belongs to another user than murlog.ini: run `murlog reset` again as that user")
+		return nil, murlog.Errorf(murlog.EForbidden, "the reset file belongs to another user than murlog.ini: run murlog reset again as that user")
 	}
 	// One byte more than the longest valid file tells "too long" apart.
 	b, err := io.ReadAll(io.LimitReader(f, int64(resetSecretLen+len(time.RFC3339Nano)+3)))
@@ -242,17 +242,17 @@ func (s *Service) ResetPassword(ctx context.Context, in ResetInput) error {
 // the last reset, and one older than ResetTTL.
 func checkResetTime(tx store.Tx, rf *resetFile, now time.Time) error {
 	if rf.stated.After(now) {
-		return murlog.Errorf(murlog.EForbidden, "the reset file is dated in the future: run `murlog reset` again")
+		return murlog.Errorf(murlog.EForbidden, "the reset file is dated in the future: run murlog reset again")
 	}
 	if v, err := tx.Settings().Get(murlog.SettingLastPasswordReset); err == nil {
 		if last, perr := time.Parse(time.RFC3339Nano, v); perr == nil && !rf.created.After(last) {
-			return murlog.Errorf(murlog.EForbidden, "this reset file was already used: run `murlog reset` again")
+			return murlog.Errorf(murlog.EForbidden, "this reset file was already used: run murlog reset again")
 		}
 	} else if murlog.ErrorCode(err) != murlog.ENotFound {
 		return err
 	}
 	if now.Sub(rf.created) > ResetTTL {
-		return murlog.Errorf(murlog.EForbidden, "the reset secret expired (it is valid for one hour): run `murlog reset` again")
+		return murlog.Errorf(murlog.EForbidden, "the reset secret expired (it is valid for one hour): run murlog reset again")
 	}
 	return nil
 }
