@@ -191,13 +191,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
-	// A resident murlog keeps a live heap of a few MB, so at the default
-	// GOGC=100 the collector runs dozens of times a second under load and
-	// limits how reads scale across cores (docs/benchmarks.md). A larger
-	// ratio costs a few MB; an explicit GOGC still wins.
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
+	tuneMemory(os.Getenv)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	o := options(cfgPath, stderr)
@@ -237,6 +231,9 @@ func runWorker(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
+	if !once {
+		tuneMemory(os.Getenv)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	if once {
@@ -275,4 +272,31 @@ func runReset(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "A one-time reset secret was written to %s (valid for one hour).\n", file)
 	fmt.Fprintf(stdout, "Open %s and paste the secret from that file to set a new password.\n", url)
 	return 0
+}
+
+// Memory settings of the resident modes (serve, worker without --once).
+const (
+	residentGOGC = 400
+	// residentMemoryLimit is the Go heap's soft limit. The live heap of a
+	// one-person site is a few MB, so at GOGC=400 the collector would let
+	// garbage grow to 5× that after every burst (a seed of 5,000 posts left
+	// 108 MB resident) and keep it; with the limit the collector runs, and
+	// the runtime returns memory, only when the heap nears 24 MiB. Reads
+	// are as fast as without it (docs/benchmarks.md, "Memory").
+	residentMemoryLimit = 24 << 20
+)
+
+// tuneMemory sets the collector for a long-running process: a live heap
+// of a few MB at the default GOGC=100 makes the collector run dozens of
+// times a second under load and limits how reads scale across cores, so
+// the ratio is raised, and the soft memory limit bounds what that costs.
+// GOGC and GOMEMLIMIT in the environment win (GOMEMLIMIT=off turns the
+// limit off).
+func tuneMemory(getenv func(string) string) {
+	if getenv("GOGC") == "" {
+		debug.SetGCPercent(residentGOGC)
+	}
+	if getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(residentMemoryLimit)
+	}
 }
