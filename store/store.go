@@ -21,6 +21,17 @@ type Store interface {
 	View(ctx context.Context, fn func(Tx) error) error
 	// Update runs fn in a write transaction. The transaction takes the write
 	// lock when it begins, so it never fails half-way on lock upgrade.
+	//
+	// Update is serialisable for read-modify-write: whatever fn reads
+	// through tx, no other Update changes before this one commits, so a
+	// Get followed by a Set or Update of the same row never loses another
+	// writer's change. SQLite has one writer and gets this for free; an
+	// engine with concurrent writers (PostgreSQL under READ COMMITTED) must
+	// lock what it reads or run SERIALIZABLE and retry serialisation
+	// failures itself. Because of that retry, fn may run more than once: it
+	// must have no effects outside tx (no sends, no writes to state shared
+	// with the caller that a second run would not overwrite) and must not
+	// depend on what an earlier, rolled-back run left behind.
 	Update(ctx context.Context, fn func(Tx) error) error
 	Close() error
 }
@@ -82,8 +93,16 @@ type Personas interface {
 	PrimaryID() (string, error)
 	List() ([]*murlog.Persona, error)
 	Update(p *murlog.Persona) error
-	// AddPostsCount adjusts the cached post counter by delta.
+	// AddPostsCount adjusts the cached post counter by delta in one
+	// statement (no read in Go), so concurrent writers never lose a step.
+	// The counter does not go below 0.
 	AddPostsCount(id string, delta int) error
+	// RecountPosts sets the cached post counter to the number of the
+	// persona's posts published at or before now (any visibility; drafts
+	// and scheduled posts are not counted) and returns it. Running it
+	// twice gives the same count, so a job that may run twice can use it
+	// where +1 could double-count.
+	RecountPosts(id string, now time.Time) (int, error)
 }
 
 // Posts stores local posts.
