@@ -11,10 +11,20 @@
 // Each page's jobs commit in one transaction together with the fan-out's
 // position (the last recipient done). A fan-out that stops half-way (an
 // error, a crash, the 5-minute limit of a CGI-spawned worker) resumes
-// after that recipient when it runs again, so no recipient gets two jobs,
-// and a finished fan-out run again enqueues nothing. Jobs keep ordinary
-// time-ordered ids, which keeps inserts append-only and fan-out jobs in
-// age order.
+// after that recipient when it runs again, and a finished fan-out run
+// again enqueues nothing.
+//
+// Two runs of the same fan-out at once (a stale recovery handing the
+// parent job to a second worker while the first still runs, or a queue
+// migration running it on both sides) cannot double-deliver, for two
+// reasons that hold separately. The position is saved with a compare:
+// a page commits only if the position is still the one this run started
+// the page from, so each page commits in exactly one run and the other
+// rolls back and carries on from where the winner got to. And each job's
+// id is derived from the fan-out's key and the recipient (JobID), so even
+// a run that lost its position (progress rows outlive a migration only
+// when they are copied too) enqueues ids the queue already has, which it
+// skips.
 package fanout
 
 import (
@@ -22,6 +32,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/google/uuid"
+
+	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/domains"
 	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/store"
@@ -51,8 +64,9 @@ type Options struct {
 	// PageSize is how many recipients one transaction covers;
 	// DefaultPageSize when 0, at most queue.MaxBatch.
 	PageSize int
-	// Build makes the job for one recipient (queue.NewJob gives it a
-	// fresh id). An error stops the fan-out.
+	// Build makes the job for one recipient. Run replaces the job's id
+	// with JobID(Key, recipient.ID), so whatever id Build gave is unused.
+	// An error stops the fan-out.
 	Build func(Recipient) (queue.Job, error)
 	// Dead returns the domains to skip (domains.Service.DeadSet). It is
 	// called at most once per Run; nil skips nothing.
@@ -66,6 +80,9 @@ type Stats struct {
 	Enqueued    int // jobs in committed pages, counting ids the queue already had and skipped
 	SkippedDead int // recipients on dead domains
 	Pages       int // pages committed
+	// Lost counts pages another run of the same fan-out committed first;
+	// this run rolled them back and went on from that run's position.
+	Lost int
 	// Resumed is the recipient the run started after ("" from the start);
 	// Finished reports a fan-out that had already finished.
 	Resumed  string
@@ -89,14 +106,9 @@ func Run(ctx context.Context, st store.Store, pages Pager, o Options) (Stats, er
 	}
 	var dead map[string]bool // read on the first page, kept for the run
 	deadRead := o.Dead == nil
-	var after string
-	var done bool
-	if err := st.View(ctx, func(tx store.Tx) error {
-		var err error
-		after, done, err = tx.FanoutProgress().Get(o.Key)
-		return err
-	}); err != nil {
-		return s, fmt.Errorf("fanout: read progress of %s: %w", o.Key, err)
+	after, done, err := position(ctx, st, o.Key)
+	if err != nil {
+		return s, err
 	}
 	s.Resumed, s.Finished = after, done
 	if done {
@@ -111,12 +123,19 @@ func Run(ctx context.Context, st store.Store, pages Pager, o Options) (Stats, er
 			return s, s.stopped(fmt.Errorf("read recipients after %q: %w", after, err))
 		}
 		if len(page) == 0 {
-			if err := st.Update(ctx, func(tx store.Tx) error {
-				return tx.FanoutProgress().Save(o.Key, after, true, tx.Now())
-			}); err != nil {
+			won, err := advance(ctx, st, o.Key, after, after, true, nil)
+			if err != nil {
 				return s, s.stopped(fmt.Errorf("record completion: %w", err))
 			}
-			return s, nil
+			if won {
+				return s, nil
+			}
+			// Another run moved on meanwhile (or finished): follow it.
+			s.Lost++
+			if after, done, err = position(ctx, st, o.Key); err != nil || done {
+				return s, err
+			}
+			continue
 		}
 		if len(page) > size {
 			return s, s.stopped(fmt.Errorf("pager returned %d recipients for a page of %d", len(page), size))
@@ -143,18 +162,20 @@ func Run(ctx context.Context, st store.Store, pages Pager, o Options) (Stats, er
 			if err != nil {
 				return s, s.stopped(fmt.Errorf("build job for recipient %q: %w", r.ID, err))
 			}
+			j.ID = JobID(o.Key, r.ID)
 			jobs = append(jobs, j)
 		}
 		last := page[len(page)-1].ID
-		if err := st.Update(ctx, func(tx store.Tx) error {
-			if len(jobs) > 0 {
-				if err := tx.Jobs().Enqueue(jobs...); err != nil {
-					return err
-				}
-			}
-			return tx.FanoutProgress().Save(o.Key, last, false, tx.Now())
-		}); err != nil {
+		won, err := advance(ctx, st, o.Key, after, last, false, jobs)
+		if err != nil {
 			return s, s.stopped(fmt.Errorf("enqueue %d jobs: %w", len(jobs), err))
+		}
+		if !won {
+			s.Lost++
+			if after, done, err = position(ctx, st, o.Key); err != nil || done {
+				return s, err
+			}
+			continue
 		}
 		s.Pages++
 		s.Recipients += len(page)
@@ -162,6 +183,70 @@ func Run(ctx context.Context, st store.Store, pages Pager, o Options) (Stats, er
 		s.SkippedDead += skipped
 		after = last
 	}
+}
+
+// errLost rolls back a page whose position another run advanced first.
+var errLost = errors.New("fanout: position moved by another run")
+
+// advance commits jobs and moves key's position from from to to in one
+// transaction. It returns false, with nothing written, when the position
+// was no longer from.
+func advance(ctx context.Context, st store.Store, key, from, to string, done bool, jobs []queue.Job) (bool, error) {
+	err := st.Update(ctx, func(tx store.Tx) error {
+		won, err := tx.FanoutProgress().Advance(key, from, to, done, tx.Now())
+		if err != nil {
+			return err
+		}
+		if !won {
+			return errLost // the page's jobs are not enqueued
+		}
+		if len(jobs) > 0 {
+			return tx.Jobs().Enqueue(jobs...)
+		}
+		return nil
+	})
+	if errors.Is(err, errLost) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// position reads key's stored position.
+func position(ctx context.Context, st store.Store, key string) (after string, done bool, err error) {
+	err = st.View(ctx, func(tx store.Tx) error {
+		after, done, err = tx.FanoutProgress().Get(key)
+		return err
+	})
+	if err != nil {
+		return "", false, fmt.Errorf("fanout: read progress of %s: %w", key, err)
+	}
+	return after, done, nil
+}
+
+// jobNS namespaces the ids of fan-out jobs.
+var jobNS = uuid.MustParse("9a0f4e52-3c1d-4b8e-a6f2-5d7c0b1e8f34")
+
+// JobID is the id of the job fan-out key gives recipient: a name-based
+// UUID (version 5) of the two, so a second enqueue of it is skipped by the
+// queue. When key is a UUIDv7 (the id of the job running the fan-out) the
+// id's first 48 bits are key's timestamp instead of hash bits, so fan-out
+// jobs still sort by age among the queue's other jobs, as claims
+// (priority, id) expect; the 74 hash bits left keep the recipients of one
+// fan-out apart (a collision among a million recipients has odds of about
+// 10^-11).
+//
+// The hash is not in recipient order, so a page's inserts spread over the
+// fan-out's range of the index instead of appending: enqueueing 10,000
+// jobs takes about three times as long as with time-ordered ids (see
+// docs/benchmarks.md). An order-keeping id would have to fit the
+// recipient's sort key and enough hash bits into 80 bits, which UUIDv7
+// recipient ids (74 bits of their own) do not leave room for.
+func JobID(key, recipient string) string {
+	id := uuid.NewSHA1(jobNS, []byte(key+"\n"+recipient))
+	if k, err := uuid.Parse(key); err == nil && k.Version() == 7 && murlog.ValidID(key) {
+		copy(id[:6], k[:6])
+	}
+	return id.String()
 }
 
 // stopped wraps err with how far the fan-out got, keeping err's code for

@@ -61,7 +61,12 @@ type FanoutProgress interface {
 	// Get returns the last recipient done and whether the fan-out
 	// finished; "" and false for one never started.
 	Get(key string) (after string, done bool, err error)
-	Save(key, after string, done bool, at time.Time) error
+	// Advance moves key's position from from (the position this run read:
+	// "" for a fan-out never started) to to, and marks it done when done
+	// is set. It is a compare-and-set: when the stored position is no
+	// longer from, or the fan-out is already done, it changes nothing and
+	// returns false — another run of the same fan-out got there first.
+	Advance(key, from, to string, done bool, at time.Time) (bool, error)
 }
 
 // Jobs is transactional enqueue. With the embedded queue the jobs are

@@ -172,3 +172,89 @@ func testPostsCount(t *testing.T, open Opener) {
 		t.Errorf("RecountPosts(unknown persona) err = %v; want not_found", err)
 	}
 }
+
+// testFanoutProgress checks that Advance is a compare-and-set: of the
+// writers that read one position, exactly one moves it, and a finished
+// fan-out moves no more.
+func testFanoutProgress(t *testing.T, open Opener) {
+	c := newClock()
+	s := open(t, c.now)
+	const key = "fanout-key"
+	get := func() (string, bool) {
+		var after string
+		var done bool
+		view(t, s, func(tx store.Tx) error {
+			var err error
+			after, done, err = tx.FanoutProgress().Get(key)
+			return err
+		})
+		return after, done
+	}
+	if after, done := get(); after != "" || done {
+		t.Fatalf("Get of a fan-out never started = %q, %v; want \"\", false", after, done)
+	}
+	// All writers read the start ("") and try to commit their first page.
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	winners := []string{}
+	for w := 0; w < concWriters; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			to := fmt.Sprintf("r%02d", w)
+			err := s.Update(ctx, func(tx store.Tx) error {
+				won, err := tx.FanoutProgress().Advance(key, "", to, false, tx.Now())
+				if won {
+					mu.Lock()
+					winners = append(winners, to)
+					mu.Unlock()
+				}
+				return err
+			})
+			if err != nil {
+				t.Errorf("Advance from the start: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	if len(winners) != 1 {
+		t.Fatalf("%d of %d writers advanced from the same position (%v); want exactly 1", len(winners), concWriters, winners)
+	}
+	pos := winners[0]
+	if after, done := get(); after != pos || done {
+		t.Errorf("Get = %q, %v; want the winner's %q, not done", after, done, pos)
+	}
+	for _, tc := range []struct {
+		name     string
+		from, to string
+		done     bool
+		want     bool
+	}{
+		{"from the start again", "", "zz", false, false},
+		{"from a stale position", "r99", "zz", false, false},
+		{"from the stored position", pos, "s1", false, true},
+		{"to done", "s1", "s1", true, true},
+		{"after done", "s1", "s2", false, false},
+	} {
+		var won bool
+		update(t, s, func(tx store.Tx) error {
+			var err error
+			won, err = tx.FanoutProgress().Advance(key, tc.from, tc.to, tc.done, tx.Now())
+			return err
+		})
+		if won != tc.want {
+			t.Errorf("Advance %s (%q → %q) = %v; want %v", tc.name, tc.from, tc.to, won, tc.want)
+		}
+	}
+	if after, done := get(); after != "s1" || !done {
+		t.Errorf("Get after finishing = %q, %v; want \"s1\", true", after, done)
+	}
+	// An empty fan-out finishes from the start in one step.
+	update(t, s, func(tx store.Tx) error {
+		won, err := tx.FanoutProgress().Advance("empty", "", "", true, tx.Now())
+		if !won {
+			t.Error("Advance of an empty fan-out to done from the start = false; want true")
+		}
+		return err
+	})
+}

@@ -36,6 +36,7 @@ func Run(t *testing.T, open Opener) {
 		{"FixedNow", testFixedNow},
 		{"ConcurrentWriters", testConcurrentWriters},
 		{"PostsCount", testPostsCount},
+		{"FanoutProgress", testFanoutProgress},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
