@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/murlog/murlog/post"
 	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/queue/migrate"
 	"github.com/murlog/murlog/store/sqlite"
@@ -49,6 +50,7 @@ func (a *App) wireJobs(ctx context.Context, rt *runtime) error {
 	}
 	rt.registry = worker.NewRegistry()
 	worker.RegisterMaintenance(rt.registry, rt.jobs, rt.db, a.opts.Now)
+	post.RegisterJobs(rt.registry, rt.db)
 	return nil
 }
 

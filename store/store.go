@@ -75,6 +75,14 @@ type FanoutProgress interface {
 type Jobs interface {
 	// Enqueue adds jobs; ids that exist are skipped.
 	Enqueue(jobs ...queue.Job) error
+	// Cancel deletes the jobs with these ids that have not started
+	// (pending or scheduled), so a write that undoes what caused a job
+	// takes the job back in the same transaction. Ids that are unknown,
+	// running or finished are left alone: a job already running must
+	// check for itself that it is still wanted. With an external broker
+	// a job the relay has already forwarded cannot be taken back, which is
+	// another reason handlers check.
+	Cancel(ids ...string) error
 }
 
 // Settings is the key/value table of application settings.
