@@ -3,6 +3,7 @@ package post_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -305,4 +306,54 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// retrying is the real store run the way an engine that retries
+// serialisation failures runs it: every Update's fn runs once in a
+// transaction that is then rolled back, and again in one that commits.
+type retrying struct{ store.Store }
+
+var errRetry = errors.New("could not serialize access (simulated)")
+
+func (r retrying) Update(ctx context.Context, fn func(store.Tx) error) error {
+	err := r.Store.Update(ctx, func(tx store.Tx) error {
+		if err := fn(tx); err != nil {
+			return err
+		}
+		return errRetry
+	})
+	if !errors.Is(err, errRetry) {
+		return err
+	}
+	return r.Store.Update(ctx, fn)
+}
+
+// TestWritesSurviveARetriedTransaction holds post's writes to the
+// Store.Update contract: fn may run twice, so it must keep nothing of a
+// rolled-back run. Counts and jobs come out as with one run.
+func TestWritesSurviveARetriedTransaction(t *testing.T) {
+	e := newEnv(t)
+	e.posts = post.New(retrying{e.db}, murlog.Site{Scheme: "https", Domain: "example.com"})
+	a := e.create(post.CreateInput{Content: "now"})
+	s := e.create(post.CreateInput{PublishedAt: at(e.clock.now().Add(time.Hour))})
+	if n := e.count(); n != 1 {
+		t.Errorf("posts_count after one post published and one scheduled, each write run twice = %d; want 1", n)
+	}
+	e.wantJob("after a retried Create", s, e.clock.now().Add(time.Hour))
+	text := "edited"
+	u, err := e.posts.Update(ctx, post.UpdateInput{ID: a.ID, Content: &text})
+	if err != nil || u.Source != "edited" || !u.UpdatedAt.Equal(e.clock.now()) {
+		t.Errorf("retried Update = %+v, %v; want the edit", u, err)
+	}
+	now := post.Schedule{Mode: post.PublishNow}
+	e.update(post.UpdateInput{ID: s.ID, PublishedAt: &now})
+	if n, jobs := e.count(), e.publishJobs(); n != 2 || len(jobs) != 0 {
+		t.Errorf("after publishing the scheduled post now (run twice): posts_count = %d, jobs %v; want 2 and none", n, keys(jobs))
+	}
+	if err := e.posts.Delete(ctx, a.ID); err != nil {
+		t.Fatalf("retried Delete: %v", err)
+	}
+	if n := e.count(); n != 1 {
+		t.Errorf("posts_count after a retried Delete = %d; want 1", n)
+	}
 }
