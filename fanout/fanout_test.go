@@ -394,11 +394,23 @@ func (p *rendezvous) pager(run int) fanout.Pager {
 
 // TestRunTwiceAtOnce runs two fan-outs of one key at the same time over
 // 1,000 recipients: every page commits in exactly one of them, and the
-// queue holds exactly one job per recipient, with the derived id.
+// queue holds exactly one job per recipient, with the derived id — for
+// recipients with UUID ids (ids kept in order) and with other ids (hashed).
 func TestRunTwiceAtOnce(t *testing.T) {
 	const n = 1000
+	uuids := recipients(n)
+	for i := range uuids {
+		uuids[i].ID = murlog.NewID() // monotonic: still sorted
+	}
+	for name, rs := range map[string][]fanout.Recipient{"uuid ids": uuids, "other ids": recipients(n)} {
+		t.Run(name, func(t *testing.T) { runTwiceAtOnce(t, rs) })
+	}
+}
+
+func runTwiceAtOnce(t *testing.T, rs []fanout.Recipient) {
+	n := len(rs)
 	db := openDB(t)
-	p := &rendezvous{rs: recipients(n), arrived: make(chan struct{}, 2), first: map[int]bool{}}
+	p := &rendezvous{rs: rs, arrived: make(chan struct{}, 2), first: map[int]bool{}}
 	var wg sync.WaitGroup
 	stats := make([]fanout.Stats, 2)
 	errs := make([]error, 2)
@@ -492,19 +504,23 @@ func TestRunAfterLostProgress(t *testing.T) {
 }
 
 // TestJobID checks what the derived ids promise: a pure function of key
-// and recipient, distinct per recipient and per key, a canonical id, the
-// key's timestamp first when the key is a UUIDv7.
+// and recipient, distinct per recipient and per key, a canonical id; for
+// UUID recipients the recipients' order kept (a page appends to one place
+// in the queue's index), for others the key's timestamp first when the
+// key is a UUIDv7.
 func TestJobID(t *testing.T) {
 	key, other := murlog.NewID(), murlog.NewID()
 	upper := strings.ToUpper(key)
-	rs := make([]string, 500)
-	for i := range rs {
-		rs[i] = murlog.NewID()
+	uuids := make([]string, 2000)
+	for i := range uuids {
+		uuids[i] = murlog.NewID() // monotonic: in the pager's order
 	}
-	rs = append(rs, "r00001", "https://a.example/users/x", upper) // not canonical UUIDs: hashed
+	names := []string{"r00001", "https://a.example/users/x", upper} // not canonical UUIDs: hashed
 	seen := map[string]string{}
 	for _, k := range []string{key, other, "not-a-uuid-key"} {
-		for _, r := range rs {
+		descents := 0
+		var prev string
+		for _, r := range append(append([]string{}, uuids...), names...) {
 			id := fanout.JobID(k, r)
 			if id != fanout.JobID(k, r) {
 				t.Fatalf("JobID(%s, %s) differs between calls", k, r)
@@ -516,9 +532,17 @@ func TestJobID(t *testing.T) {
 				t.Fatalf("JobID(%s, %s) = %s, the id of %s too", k, r, id, was)
 			}
 			seen[id] = k + " " + r
-			if k != "not-a-uuid-key" && id[:13] != k[:13] {
+			if murlog.ValidID(r) {
+				if prev != "" && id < prev {
+					descents++ // once at most: where recipient + h(key) wraps
+				}
+				prev = id
+			} else if k != "not-a-uuid-key" && id[:13] != k[:13] {
 				t.Fatalf("JobID(%s, %s) = %s; want it to start with the key's timestamp %s", k, r, id, k[:13])
 			}
+		}
+		if descents > 1 {
+			t.Errorf("key %s: ids of %d UUID recipients in order fell %d times; want them in recipient order (one wrap at most)", k, len(uuids), descents)
 		}
 	}
 	if fanout.JobID(key, key) == fanout.JobID(key, upper) {
