@@ -24,7 +24,8 @@
 // id is derived from the fan-out's key and the recipient (JobID), so even
 // a run that lost its position (progress rows outlive a migration only
 // when they are copied too) enqueues ids the queue already has, which it
-// skips.
+// skips — for as long as it keeps them: done jobs and positions are both
+// kept for queue.CompletedRetention.
 package fanout
 
 import (

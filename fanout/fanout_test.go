@@ -61,6 +61,16 @@ func recipients(n int) []fanout.Recipient {
 	return rs
 }
 
+// uuidRecipients is recipients(n) with UUIDv7 ids, as a followers
+// table's rows would have, still sorted.
+func uuidRecipients(n int) []fanout.Recipient {
+	rs := recipients(n)
+	for i := range rs {
+		rs[i].ID = murlog.NewID() // monotonic within the process
+	}
+	return rs
+}
+
 // pager pages over a sorted slice, counting its calls and the non-empty
 // pages it returned. failAfter makes the call with that cursor fail.
 type pager struct {
@@ -174,7 +184,9 @@ func TestRun(t *testing.T) {
 				return breaker.DeadSet(ctx)
 			}}
 			st := &counted{Store: db}
-			p := &pager{rs: recipients(n)}
+			// Follower-like UUIDv7 ids, whose jobs' ids keep their order
+			// (TestRunTwiceAtOnce covers other ids too).
+			p := &pager{rs: uuidRecipients(n)}
 			got, err := fanout.Run(ctx, st, p.page, opts)
 			if err != nil {
 				t.Fatalf("Run: %v", err)
@@ -398,11 +410,7 @@ func (p *rendezvous) pager(run int) fanout.Pager {
 // recipients with UUID ids (ids kept in order) and with other ids (hashed).
 func TestRunTwiceAtOnce(t *testing.T) {
 	const n = 1000
-	uuids := recipients(n)
-	for i := range uuids {
-		uuids[i].ID = murlog.NewID() // monotonic: still sorted
-	}
-	for name, rs := range map[string][]fanout.Recipient{"uuid ids": uuids, "other ids": recipients(n)} {
+	for name, rs := range map[string][]fanout.Recipient{"uuid ids": uuidRecipients(n), "other ids": recipients(n)} {
 		t.Run(name, func(t *testing.T) { runTwiceAtOnce(t, rs) })
 	}
 }
