@@ -195,10 +195,10 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 }
 
 // published keeps the persona's post counter and the post's publish job
-// in step with a change of its published_at from was to now's p (nil: the
-// post was just created, or was deleted). It runs in the write's
-// transaction, and it reads and keeps nothing outside it, so an adapter
-// that re-runs the transaction gets the same result.
+// in step with a change of its published_at from was to p's (p is nil
+// when the post was deleted; was is nil for a new post or a draft). It
+// runs in the write's transaction and keeps nothing outside it, so an
+// adapter that re-runs the transaction gets the same result.
 //
 // The counter counts posts published at or before now. A post published
 // now or back-dated counts at once (+1). A scheduled post counts when its
@@ -209,14 +209,14 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 // publish job has run — on a CGI host with no traffic it may not have — so
 // the counter is recounted rather than decremented.
 func published(tx store.Tx, personaID, id string, was *time.Time, p *murlog.Post) error {
-	var now *time.Time
+	var is *time.Time
 	if p != nil {
-		now = p.PublishedAt
+		is = p.PublishedAt
 	}
-	if sameTime(was, now) {
+	if sameTime(was, is) {
 		return nil // an edit that leaves publication alone
 	}
-	t := tx.Now()
+	now := tx.Now()
 	if was != nil {
 		// The old schedule's job, if it had one and it has not run: once
 		// due it would find the time changed and do nothing anyway.
@@ -224,16 +224,16 @@ func published(tx store.Tx, personaID, id string, was *time.Time, p *murlog.Post
 			return err
 		}
 	}
-	if now != nil && now.After(t) {
+	if is != nil && is.After(now) {
 		if err := tx.Jobs().Enqueue(publishJob(p)); err != nil {
 			return err
 		}
 	}
 	switch {
-	case was != nil && !was.After(t):
-		_, err := tx.Personas().RecountPosts(personaID, t)
+	case was != nil && !was.After(now):
+		_, err := tx.Personas().RecountPosts(personaID, now)
 		return err
-	case now != nil && !now.After(t):
+	case is != nil && !is.After(now):
 		return tx.Personas().AddPostsCount(personaID, 1)
 	}
 	return nil
