@@ -290,7 +290,7 @@ func (a *App) routes() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		httpd.WriteError(w, r, a.log, murlog.NotFound("page"))
 	})
-	return httpd.Log(a.log, httpd.Guard(a.phase, mux))
+	return httpd.Log(a.log.With("svc", a.svc()), httpd.Guard(a.phase, mux))
 }
 
 // health answers 200 when the site can serve and write, for load

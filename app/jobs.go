@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/murlog/murlog/post"
 	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/queue/migrate"
 	"github.com/murlog/murlog/store/sqlite"
@@ -49,6 +50,7 @@ func (a *App) wireJobs(ctx context.Context, rt *runtime) error {
 	}
 	rt.registry = worker.NewRegistry()
 	worker.RegisterMaintenance(rt.registry, rt.jobs, rt.db, a.opts.Now)
+	post.RegisterJobs(rt.registry, rt.db)
 	return nil
 }
 
@@ -75,7 +77,8 @@ func (a *App) relay(ctx context.Context, rt *runtime, follow bool) {
 }
 
 // newWorker returns a worker over rt's queue. Job events are logged in
-// the queue seed's format (ts, level, event, svc, queue.*, job.*, trace_id).
+// the shape of every log line (time, level, msg) with the queue seed's
+// fields as attributes (event, svc, queue.*, job.*, trace_id).
 func (a *App) newWorker(rt *runtime, svc string) *worker.Worker {
 	o := worker.Options{
 		Queue: rt.jobs, Inspector: rt.jobs, Registry: rt.registry,

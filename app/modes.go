@@ -28,13 +28,25 @@ import (
 	"github.com/murlog/murlog/store"
 )
 
-// NewLogger returns the JSON logger for level ("debug", "info", …).
+// NewLogger returns the JSON logger for level ("debug", "info", …): slog's
+// JSON lines with "time", "level" and "msg", the shape job lines share
+// (worker.NewJobLogger). Request lines add svc (murlog-serve or
+// murlog-cgi), as job lines do.
 func NewLogger(w io.Writer, level string) *slog.Logger {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(level)); err != nil {
 		l = slog.LevelInfo
 	}
 	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
+}
+
+// svc names this process in request log lines, as worker.Options.Svc
+// does in job lines.
+func (a *App) svc() string {
+	if a.opts.OneShot {
+		return "murlog-cgi"
+	}
+	return "murlog-serve"
 }
 
 // ShutdownTimeout bounds how long serve waits for in-flight requests.

@@ -2,6 +2,7 @@ package fanout_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,7 +11,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/domains"
@@ -54,6 +57,16 @@ func recipients(n int) []fanout.Recipient {
 	for i := range rs {
 		id := fmt.Sprintf("r%05d", i)
 		rs[i] = fanout.Recipient{ID: id, Inbox: fmt.Sprintf("https://d%02d.example/users/%s/inbox", i%domainCount, id)}
+	}
+	return rs
+}
+
+// uuidRecipients is recipients(n) with UUIDv7 ids, as a followers
+// table's rows would have, still sorted.
+func uuidRecipients(n int) []fanout.Recipient {
+	rs := recipients(n)
+	for i := range rs {
+		rs[i].ID = murlog.NewID() // monotonic within the process
 	}
 	return rs
 }
@@ -171,7 +184,9 @@ func TestRun(t *testing.T) {
 				return breaker.DeadSet(ctx)
 			}}
 			st := &counted{Store: db}
-			p := &pager{rs: recipients(n)}
+			// Follower-like UUIDv7 ids, whose jobs' ids keep their order
+			// (TestRunTwiceAtOnce covers other ids too).
+			p := &pager{rs: uuidRecipients(n)}
 			got, err := fanout.Run(ctx, st, p.page, opts)
 			if err != nil {
 				t.Fatalf("Run: %v", err)
@@ -356,5 +371,189 @@ func TestRunEdges(t *testing.T) {
 		if tc.errHas == "" && st.updates != got.Pages+1 {
 			t.Errorf("%s: Run opened %d write transactions for %d pages; want one per page and one to finish", tc.name, st.updates, got.Pages)
 		}
+	}
+}
+
+// rendezvous is a pager shared by two runs whose first calls wait for each
+// other, so both runs have read the fan-out's position before either
+// commits a page: the race a stale recovery or a migration sets up.
+type rendezvous struct {
+	rs      []fanout.Recipient
+	arrived chan struct{}
+	mu      sync.Mutex
+	first   map[int]bool
+}
+
+func (p *rendezvous) pager(run int) fanout.Pager {
+	return func(ctx context.Context, after string, limit int) ([]fanout.Recipient, error) {
+		p.mu.Lock()
+		first := !p.first[run]
+		p.first[run] = true
+		p.mu.Unlock()
+		if first {
+			p.arrived <- struct{}{}
+			select {
+			case <-p.arrived: // the other run's arrival, or our own given back
+			case <-time.After(5 * time.Second):
+				return nil, errors.New("the other run never read its first page")
+			}
+			p.arrived <- struct{}{} // let the other run through too
+		}
+		i := sort.Search(len(p.rs), func(i int) bool { return p.rs[i].ID > after })
+		return p.rs[i:min(i+limit, len(p.rs))], nil
+	}
+}
+
+// TestRunTwiceAtOnce runs two fan-outs of one key at the same time over
+// 1,000 recipients: every page commits in exactly one of them, and the
+// queue holds exactly one job per recipient, with the derived id — for
+// recipients with UUID ids (ids kept in order) and with other ids (hashed).
+func TestRunTwiceAtOnce(t *testing.T) {
+	const n = 1000
+	for name, rs := range map[string][]fanout.Recipient{"uuid ids": uuidRecipients(n), "other ids": recipients(n)} {
+		t.Run(name, func(t *testing.T) { runTwiceAtOnce(t, rs) })
+	}
+}
+
+func runTwiceAtOnce(t *testing.T, rs []fanout.Recipient) {
+	n := len(rs)
+	db := openDB(t)
+	p := &rendezvous{rs: rs, arrived: make(chan struct{}, 2), first: map[int]bool{}}
+	var wg sync.WaitGroup
+	stats := make([]fanout.Stats, 2)
+	errs := make([]error, 2)
+	for run := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			stats[run], errs[run] = fanout.Run(ctx, db, p.pager(run), fanout.Options{Key: parent, Build: build})
+		}()
+	}
+	wg.Wait()
+	for run, err := range errs {
+		if err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+	}
+	a, b := stats[0], stats[1]
+	if a.Recipients+b.Recipients != n || a.Enqueued+b.Enqueued != n {
+		t.Errorf("runs covered %d+%d recipients with %d+%d jobs; want %d in all, each page in one run", a.Recipients, b.Recipients, a.Enqueued, b.Enqueued, n)
+	}
+	if a.Lost+b.Lost == 0 {
+		t.Errorf("stats %+v and %+v report no lost page; both read the start, so one must have lost the first", a, b)
+	}
+	if got := total(t, db); got != n {
+		t.Errorf("queue holds %d jobs after two concurrent runs; want %d, one per recipient", got, n)
+	}
+	jobs := byRecipient(t, drain(t, db))
+	if len(jobs) != n {
+		t.Errorf("%d recipients have a job; want %d", len(jobs), n)
+	}
+	for r, j := range jobs {
+		if want := fanout.JobID(parent, r); j.ID != want {
+			t.Fatalf("job of %s has id %s; want the derived %s", r, j.ID, want)
+		}
+	}
+}
+
+// TestRunAfterLostProgress is a fan-out whose worker died between pages
+// and whose position was then lost (a queue migration that did not carry
+// fanout_progress): the run after it starts from the beginning, and the
+// derived ids make every job it enqueues one the queue already has, so no
+// recipient gets a second.
+func TestRunAfterLostProgress(t *testing.T) {
+	const n = 1000
+	db := openDB(t)
+	rs := recipients(n)
+	crash, die := context.WithCancel(ctx)
+	calls := 0
+	dying := func(ctx context.Context, after string, limit int) ([]fanout.Recipient, error) {
+		if calls++; calls == 5 {
+			die() // the process dies after committing 4 pages
+		}
+		i := sort.Search(len(rs), func(i int) bool { return rs[i].ID > after })
+		return rs[i:min(i+limit, len(rs))], nil
+	}
+	got, err := fanout.Run(crash, db, dying, fanout.Options{Key: parent, Build: build})
+	if !errors.Is(err, context.Canceled) || got.Pages != 4 || total(t, db) != 400 {
+		t.Fatalf("crashing Run = %+v, %v with %d jobs queued; want 4 pages (400 jobs) then context canceled", got, err, total(t, db))
+	}
+
+	// Resume as it was: after the last committed recipient.
+	p := &pager{rs: rs}
+	again, err := fanout.Run(ctx, db, p.page, fanout.Options{Key: parent, Build: build})
+	if err != nil || again.Resumed != "r00399" || again.Recipients != n-400 {
+		t.Fatalf("resumed Run = %+v, %v; want it to resume after r00399 and read %d recipients", again, err, n-400)
+	}
+	if got := total(t, db); got != n {
+		t.Fatalf("after resuming the queue holds %d jobs; want %d", got, n)
+	}
+
+	// Lose the position, then run once more from the start.
+	raw, err := sql.Open("sqlite", db.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.Exec("DELETE FROM fanout_progress"); err != nil {
+		t.Fatal(err)
+	}
+	p2 := &pager{rs: rs}
+	third, err := fanout.Run(ctx, db, p2.page, fanout.Options{Key: parent, Build: build})
+	if err != nil || third.Resumed != "" || third.Recipients != n {
+		t.Fatalf("Run with lost progress = %+v, %v; want it to walk all %d recipients again", third, err, n)
+	}
+	if got := total(t, db); got != n {
+		t.Errorf("after a run with lost progress the queue holds %d jobs; want still %d (the same ids)", got, n)
+	}
+	if jobs := byRecipient(t, drain(t, db)); len(jobs) != n {
+		t.Errorf("%d recipients have a job; want %d, one each", len(jobs), n)
+	}
+}
+
+// TestJobID checks what the derived ids promise: a pure function of key
+// and recipient, distinct per recipient and per key, a canonical id; for
+// UUID recipients the recipients' order kept (a page appends to one place
+// in the queue's index), for others the key's timestamp first when the
+// key is a UUIDv7.
+func TestJobID(t *testing.T) {
+	key, other := murlog.NewID(), murlog.NewID()
+	upper := strings.ToUpper(key)
+	uuids := make([]string, 2000)
+	for i := range uuids {
+		uuids[i] = murlog.NewID() // monotonic: in the pager's order
+	}
+	names := []string{"r00001", "https://a.example/users/x", upper} // not canonical UUIDs: hashed
+	seen := map[string]string{}
+	for _, k := range []string{key, other, "not-a-uuid-key"} {
+		descents := 0
+		var prev string
+		for _, r := range append(append([]string{}, uuids...), names...) {
+			id := fanout.JobID(k, r)
+			if id != fanout.JobID(k, r) {
+				t.Fatalf("JobID(%s, %s) differs between calls", k, r)
+			}
+			if !murlog.ValidID(id) {
+				t.Fatalf("JobID(%s, %s) = %q; want a canonical UUID string", k, r, id)
+			}
+			if was, dup := seen[id]; dup {
+				t.Fatalf("JobID(%s, %s) = %s, the id of %s too", k, r, id, was)
+			}
+			seen[id] = k + " " + r
+			if murlog.ValidID(r) {
+				if prev != "" && id < prev {
+					descents++ // once at most: where recipient + h(key) wraps
+				}
+				prev = id
+			} else if k != "not-a-uuid-key" && id[:13] != k[:13] {
+				t.Fatalf("JobID(%s, %s) = %s; want it to start with the key's timestamp %s", k, r, id, k[:13])
+			}
+		}
+		if descents > 1 {
+			t.Errorf("key %s: ids of %d UUID recipients in order fell %d times; want them in recipient order (one wrap at most)", k, len(uuids), descents)
+		}
+	}
+	if fanout.JobID(key, key) == fanout.JobID(key, upper) {
+		t.Error("JobID gives a recipient and its upper-case spelling one id; want two")
 	}
 }

@@ -33,8 +33,10 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// Log writes one JSON line per request: method, path, status, duration,
-// size and trace id. It logs the path only: query strings, headers,
+// Log writes one line per request to log: msg "request" with method,
+// path, status, duration_ms, bytes and trace_id, after whatever log
+// carries (the app adds svc). With app.NewLogger that is the JSON shape
+// job lines share: "time", "level", "msg", then the attributes. It logs the path only: query strings, headers,
 // cookies and bodies may carry secrets and are never logged. A panic in
 // next is answered with 500 and logged with its value, and the process
 // keeps serving.

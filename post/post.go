@@ -1,7 +1,8 @@
 // Package post writes and reads the owner's notes and articles. It renders
-// the source to safe HTML on write, keeps the persona's post counter in the
-// same transaction, and applies the publication predicate to every read
-// made for an anonymous audience.
+// the source to safe HTML on write, keeps the persona's post counter and
+// the post.publish job of a scheduled post in the same transaction (see
+// jobs.go), and applies the publication predicate to every read made for
+// an anonymous audience.
 package post
 
 import (
@@ -99,10 +100,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*murlog.Post, err
 		if err := tx.Posts().Create(p); err != nil {
 			return err
 		}
-		if p.PublishedAt != nil {
-			return tx.Personas().AddPostsCount(p.PersonaID, 1)
-		}
-		return nil
+		return published(tx, p.PersonaID, p.ID, nil, p)
 	})
 	if err != nil {
 		return nil, err
@@ -139,7 +137,7 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (*murlog.Post, err
 		if err != nil {
 			return err
 		}
-		wasCounted := p.PublishedAt != nil
+		was := p.PublishedAt
 		if in.Title != nil {
 			p.Title = strings.TrimSpace(*in.Title)
 		}
@@ -171,13 +169,7 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (*murlog.Post, err
 		if err := tx.Posts().Update(p); err != nil {
 			return err
 		}
-		switch isCounted := p.PublishedAt != nil; {
-		case isCounted && !wasCounted:
-			return tx.Personas().AddPostsCount(p.PersonaID, 1)
-		case !isCounted && wasCounted:
-			return tx.Personas().AddPostsCount(p.PersonaID, -1)
-		}
-		return nil
+		return published(tx, p.PersonaID, p.ID, was, p)
 	})
 	if err != nil {
 		return nil, err
@@ -198,11 +190,60 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 		if err := tx.Posts().Delete(id); err != nil {
 			return err
 		}
-		if p.PublishedAt != nil {
-			return tx.Personas().AddPostsCount(p.PersonaID, -1)
-		}
-		return nil
+		return published(tx, p.PersonaID, p.ID, p.PublishedAt, nil)
 	})
+}
+
+// published keeps the persona's post counter and the post's publish job
+// in step with a change of its published_at from was to p's (p is nil
+// when the post was deleted; was is nil for a new post or a draft). It
+// runs in the write's transaction and keeps nothing outside it, so an
+// adapter that re-runs the transaction gets the same result.
+//
+// The counter counts posts published at or before now. A post published
+// now or back-dated counts at once (+1). A scheduled post counts when its
+// post.publish job runs at its time; editing it to another time moves the
+// job (a new id, the old one cancelled), making it a draft or deleting it
+// cancels the job. When a post that counted by its time stops counting or
+// moves, whether the counter already includes it depends on whether its
+// publish job has run — on a CGI host with no traffic it may not have — so
+// the counter is recounted rather than decremented.
+func published(tx store.Tx, personaID, id string, was *time.Time, p *murlog.Post) error {
+	var is *time.Time
+	if p != nil {
+		is = p.PublishedAt
+	}
+	if sameTime(was, is) {
+		return nil // an edit that leaves publication alone
+	}
+	now := tx.Now()
+	if was != nil {
+		// The old schedule's job, if it had one and it has not run: once
+		// due it would find the time changed and do nothing anyway.
+		if err := tx.Jobs().Cancel(PublishJobID(id, *was)); err != nil {
+			return err
+		}
+	}
+	if is != nil && is.After(now) {
+		if err := tx.Jobs().Enqueue(publishJob(p)); err != nil {
+			return err
+		}
+	}
+	switch {
+	case was != nil && !was.After(now):
+		_, err := tx.Personas().RecountPosts(personaID, now)
+		return err
+	case is != nil && !is.After(now):
+		return tx.Personas().AddPostsCount(personaID, 1)
+	}
+	return nil
+}
+
+func sameTime(a, b *time.Time) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Equal(*b)
 }
 
 // Get returns a post as audience may see it. A post the audience may not

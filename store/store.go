@@ -21,6 +21,17 @@ type Store interface {
 	View(ctx context.Context, fn func(Tx) error) error
 	// Update runs fn in a write transaction. The transaction takes the write
 	// lock when it begins, so it never fails half-way on lock upgrade.
+	//
+	// Update is serialisable for read-modify-write: whatever fn reads
+	// through tx, no other Update changes before this one commits, so a
+	// Get followed by a Set or Update of the same row never loses another
+	// writer's change. SQLite has one writer and gets this for free; an
+	// engine with concurrent writers (PostgreSQL under READ COMMITTED) must
+	// lock what it reads or run SERIALIZABLE and retry serialisation
+	// failures itself. Because of that retry, fn may run more than once: it
+	// must have no effects outside tx (no sends, no writes to state shared
+	// with the caller that a second run would not overwrite) and must not
+	// depend on what an earlier, rolled-back run left behind.
 	Update(ctx context.Context, fn func(Tx) error) error
 	Close() error
 }
@@ -50,7 +61,12 @@ type FanoutProgress interface {
 	// Get returns the last recipient done and whether the fan-out
 	// finished; "" and false for one never started.
 	Get(key string) (after string, done bool, err error)
-	Save(key, after string, done bool, at time.Time) error
+	// Advance moves key's position from from (the position this run read:
+	// "" for a fan-out never started) to to, and marks it done when done
+	// is set. It is a compare-and-set: when the stored position is no
+	// longer from, or the fan-out is already done, it changes nothing and
+	// returns false — another run of the same fan-out got there first.
+	Advance(key, from, to string, done bool, at time.Time) (bool, error)
 }
 
 // Jobs is transactional enqueue. With the embedded queue the jobs are
@@ -59,6 +75,14 @@ type FanoutProgress interface {
 type Jobs interface {
 	// Enqueue adds jobs; ids that exist are skipped.
 	Enqueue(jobs ...queue.Job) error
+	// Cancel deletes the jobs with these ids that have not started
+	// (pending or scheduled), so a write that undoes what caused a job
+	// takes the job back in the same transaction. Ids that are unknown,
+	// running or finished are left alone: a job already running must
+	// check for itself that it is still wanted. With an external broker
+	// a job the relay has already forwarded cannot be taken back, which is
+	// another reason handlers check.
+	Cancel(ids ...string) error
 }
 
 // Settings is the key/value table of application settings.
@@ -82,8 +106,16 @@ type Personas interface {
 	PrimaryID() (string, error)
 	List() ([]*murlog.Persona, error)
 	Update(p *murlog.Persona) error
-	// AddPostsCount adjusts the cached post counter by delta.
+	// AddPostsCount adjusts the cached post counter by delta in one
+	// statement (no read in Go), so concurrent writers never lose a step.
+	// The counter does not go below 0.
 	AddPostsCount(id string, delta int) error
+	// RecountPosts sets the cached post counter to the number of the
+	// persona's posts published at or before now (any visibility; drafts
+	// and scheduled posts are not counted) and returns it. Running it
+	// twice gives the same count, so a job that may run twice can use it
+	// where +1 could double-count.
+	RecountPosts(id string, now time.Time) (int, error)
 }
 
 // Posts stores local posts.

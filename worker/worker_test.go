@@ -361,7 +361,7 @@ func TestJobLogFormat(t *testing.T) {
 			json.Unmarshal([]byte(l), &line)
 		}
 	}
-	want := map[string]any{"level": "warn", "svc": "murlog-test", "queue.provider": "sqlite", "queue.topic": "test.log",
+	want := map[string]any{"level": "WARN", "msg": "job.retry", "svc": "murlog-test", "queue.provider": "sqlite", "queue.topic": "test.log",
 		"job.id": j.ID, "job.attempt": float64(1), "trace_id": "0af7651916cd43dd8448eb211c80319c", "event": "job.retry",
 		"error": "remote said no"}
 	for k, v := range want {
@@ -369,7 +369,7 @@ func TestJobLogFormat(t *testing.T) {
 			t.Errorf("log field %s = %v; want %v (line %v)", k, line[k], v, line)
 		}
 	}
-	for _, k := range []string{"ts", "duration_ms"} {
+	for _, k := range []string{"time", "duration_ms"} {
 		if _, ok := line[k]; !ok {
 			t.Errorf("log line lacks %s: %v", k, line)
 		}

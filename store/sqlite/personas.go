@@ -3,6 +3,7 @@ package sqlite
 import (
 	"database/sql"
 	"encoding/json"
+	"time"
 
 	"github.com/murlog/murlog"
 )
@@ -94,6 +95,16 @@ func (r personas) Update(p *murlog.Persona) error {
 func (r personas) AddPostsCount(id string, delta int) error {
 	res, err := r.t.exec("UPDATE personas SET posts_count = max(0, posts_count + ?) WHERE id = ?", delta, id)
 	return affected(res, err, "persona")
+}
+
+// RecountPosts counts in the same statement that stores the count, so no
+// write can slip between the two.
+func (r personas) RecountPosts(id string, now time.Time) (int, error) {
+	var n int
+	err := r.t.queryRow(`UPDATE personas SET posts_count =
+		(SELECT count(*) FROM posts WHERE persona_id = personas.id AND published_at <= ?)
+		WHERE id = ? RETURNING posts_count`, []any{micros(now), id}, &n)
+	return n, notFound(err, "persona")
 }
 
 // affected turns "updated nothing" into ENotFound.

@@ -37,6 +37,9 @@ func Run(t *testing.T, open Opener) {
 		{"DomainFailures", testDomainFailures},
 		{"Rollback", testRollback},
 		{"FixedNow", testFixedNow},
+		{"ConcurrentWriters", testConcurrentWriters},
+		{"PostsCount", testPostsCount},
+		{"FanoutProgress", testFanoutProgress},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
