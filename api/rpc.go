@@ -5,6 +5,7 @@
 package api
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -14,6 +15,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"time"
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/auth"
@@ -49,6 +51,8 @@ type Server struct {
 	log     *slog.Logger
 	deps    Deps
 	names   usernameCache
+	// anonBatches holds one token per anonymous batch in flight.
+	anonBatches chan struct{}
 }
 
 // request is a JSON-RPC request object as received.
@@ -87,7 +91,9 @@ func setCookie(ctx context.Context, c *http.Cookie) {
 // ServeHTTP handles one HTTP request carrying a single call or a batch.
 // A single call's error also sets the HTTP status (401, 404, 429 …) so
 // plain HTTP clients see it; a batch always answers 200 with one response
-// per call, and a request of notifications only answers 204.
+// per call, and a request of notifications only answers 204. Each call's
+// response is encoded as soon as it is made and counted against the
+// request's budget (budget.go); calls past it are not run and get an error.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", "POST")
@@ -98,7 +104,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.writeProtocolError(w, http.StatusUnsupportedMediaType, httpd.RPCInvalidRequest, "Content-Type must be application/json", murlog.EInvalid)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	anon := !auth.CallerFrom(r.Context()).Owner
+	in := bufio.NewReaderSize(http.MaxBytesReader(w, r.Body, MaxBody), 512)
+	// The cap on anonymous batches is checked on the first byte, before
+	// the body is read: a refused request costs nothing more.
+	if anon && firstByte(in) == '[' {
+		if !s.acquireAnonBatch(r) {
+			err := &murlog.Error{Code: murlog.EUnavailable, RetryAfter: time.Second,
+				Message: fmt.Sprintf("too many anonymous batch requests in flight (limit %d); retry in a second", MaxAnonBatches)}
+			httpd.SetRetryAfter(w, err)
+			s.writeResponse(w, errorResponse(nullID, err))
+			return
+		}
+		defer s.releaseAnonBatch()
+	}
+	body, err := readBody(in, r.ContentLength)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -112,9 +132,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body = bytes.TrimSpace(body)
 	st := &callState{}
 	ctx := context.WithValue(r.Context(), stateKey{}, st)
+	b := &budget{limit: OwnerBudget}
+	if anon {
+		b.limit = AnonBudget
+	}
 
-	var out any
-	status := http.StatusOK
+	var parts [][]byte // encoded responses of a batch
+	batch := false
 	var single *response
 	switch {
 	case len(body) == 0 || !json.Valid(body):
@@ -133,38 +157,102 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			single = protocolError(nullID, httpd.RPCInvalidRequest, fmt.Sprintf("batch of %d calls exceeds the limit of %d", len(raw), MaxBatch))
 			break
 		}
-		var batch []*response
+		batch = true
 		for _, m := range raw {
-			if resp := s.handle(ctx, r, m); resp != nil {
-				batch = append(batch, resp)
+			if b.spent() {
+				// Not run: answer with the budget error, or nothing for
+				// a notification.
+				if id, ok := requestID(m); ok {
+					out, _ := b.encode(&response{ID: id})
+					parts = append(parts, out)
+				}
+				continue
 			}
-		}
-		if len(batch) > 0 {
-			out = batch
+			if resp := s.handle(ctx, r, m); resp != nil {
+				out, _ := b.encode(resp)
+				parts = append(parts, out)
+			}
 		}
 	default:
 		single = s.handle(ctx, r, body)
 	}
+	status := http.StatusOK
 	if single != nil {
-		out = single
+		out, sent := b.encode(single)
+		single = sent
 		status = single.status
 		if single.err != nil {
 			httpd.SetRetryAfter(w, single.err)
 		}
+		parts = [][]byte{out}
 	}
 	for _, c := range st.cookies {
 		http.SetCookie(w, c)
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	if out == nil {
+	if len(parts) == 0 {
 		w.WriteHeader(http.StatusNoContent) // notifications only
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.Encode(out)
+	if batch {
+		w.Write([]byte("["))
+	}
+	for i, p := range parts {
+		if i > 0 {
+			w.Write([]byte(","))
+		}
+		w.Write(p)
+	}
+	if batch {
+		w.Write([]byte("]"))
+	}
+	w.Write([]byte("\n"))
+}
+
+// firstByte returns the first byte of the body that is not JSON
+// whitespace, leaving it unread; 0 at the end of the body.
+func firstByte(in *bufio.Reader) byte {
+	for {
+		c, err := in.Peek(1)
+		if err != nil {
+			return 0
+		}
+		switch c[0] {
+		case ' ', '\t', '\n', '\r':
+			in.Discard(1)
+		default:
+			return c[0]
+		}
+	}
+}
+
+// readBody reads the rest of the body into a buffer sized from the
+// Content-Length when there is one, so a 1 MiB body is not held twice
+// while the buffer grows.
+func readBody(in io.Reader, length int64) ([]byte, error) {
+	var buf bytes.Buffer
+	if length > 0 && length <= MaxBody {
+		buf.Grow(int(length) + bytes.MinRead)
+	}
+	_, err := buf.ReadFrom(in)
+	return buf.Bytes(), err
+}
+
+// requestID returns the id of a request object, and false for a
+// notification or something that is not a request object.
+func requestID(raw json.RawMessage) (json.RawMessage, bool) {
+	var req struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(raw, &req) != nil || req.ID == nil {
+		return nil, false
+	}
+	if !validID(req.ID) {
+		return nullID, true
+	}
+	return req.ID, true
 }
 
 // handle runs one request object. It returns nil for a notification.
@@ -255,6 +343,15 @@ func validID(id json.RawMessage) bool {
 func protocolError(id json.RawMessage, code int, msg string) *response {
 	return &response{JSONRPC: "2.0", ID: id, status: http.StatusBadRequest,
 		Error: &httpd.RPCError{Code: code, Message: msg, Data: &httpd.RPCErrorData{Code: murlog.EInvalid}}}
+}
+
+// writeResponse writes one response object with its HTTP status.
+func (s *Server) writeResponse(w http.ResponseWriter, r *response) {
+	out, _ := encodeResponse(r)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(r.status)
+	w.Write(append(out, '\n'))
 }
 
 func (s *Server) writeProtocolError(w http.ResponseWriter, status, code int, msg string, c murlog.Code) {

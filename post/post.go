@@ -23,6 +23,10 @@ const (
 	MaxSummary  = 1000
 	DefaultPage = 20
 	MaxPage     = 100
+	// MaxPublicPage is the largest page an anonymous reader may ask for:
+	// a page of posts is the most expensive answer the API gives, and
+	// anonymous callers are the ones who could ask for it in a loop.
+	MaxPublicPage = 20
 )
 
 // Publish says what to do with published_at.
@@ -234,11 +238,8 @@ type ListInput struct {
 // List returns a page of posts, newest first, and the cursor for the next
 // page ("" at the end).
 func (s *Service) List(ctx context.Context, in ListInput) ([]*murlog.Post, string, error) {
-	if in.Limit == 0 {
-		in.Limit = DefaultPage
-	}
-	if in.Limit < 1 || in.Limit > MaxPage {
-		return nil, "", murlog.Invalid("limit", "must be between 1 and %d", MaxPage)
+	if err := validList(&in); err != nil {
+		return nil, "", err
 	}
 	if in.Cursor != "" && !murlog.ValidID(in.Cursor) {
 		return nil, "", murlog.Invalid("cursor", "is not a valid cursor")
@@ -266,6 +267,21 @@ func (s *Service) List(ctx context.Context, in ListInput) ([]*murlog.Post, strin
 		next = out[len(out)-1].ID
 	}
 	return out, next, nil
+}
+
+// validList applies the default page size and the page limits, which are
+// lower for anonymous readers.
+func validList(in *ListInput) error {
+	if in.Limit == 0 {
+		in.Limit = DefaultPage
+	}
+	if in.Audience != murlog.AudienceOwner && (in.Limit < 1 || in.Limit > MaxPublicPage) {
+		return murlog.Invalid("limit", "must be between 1 and %d when not logged in (the owner may ask for up to %d)", MaxPublicPage, MaxPage)
+	}
+	if in.Limit < 1 || in.Limit > MaxPage {
+		return murlog.Invalid("limit", "must be between 1 and %d", MaxPage)
+	}
+	return nil
 }
 
 // personaID resolves "" to the primary persona and checks that an explicit
