@@ -3,7 +3,9 @@ package api
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/murlog/murlog"
@@ -37,7 +39,13 @@ const anonBatchWait = 100 * time.Millisecond
 // budget counts the encoded bytes of one request's responses.
 type budget struct {
 	limit, used int
+	pool        *sync.Pool // of *bytes.Buffer, shared by the Server's requests
+	bufs        []*bytes.Buffer
 }
+
+// maxPooled is the largest buffer given back to the pool: a page of posts
+// fits, a rare huge answer is left to the collector rather than kept.
+const maxPooled = 256 << 10
 
 // errBudget is the error every call gets once the budget is spent.
 func (b *budget) err() error {
@@ -50,37 +58,63 @@ func (b *budget) spent() bool { return b.used >= b.limit }
 // encode returns r as JSON, or the budget error in its place when r would
 // not fit in what is left; sent is the response the bytes hold. The budget
 // error itself is small and not counted, so every call past the budget
-// still gets its answer.
+// still gets its answer. The bytes stay valid until release.
 func (b *budget) encode(r *response) (out []byte, sent *response) {
 	if !b.spent() {
-		out, err := encodeResponse(r)
+		out, err := b.encodeResponse(r)
 		if err != nil {
 			// A result that cannot be encoded is a bug; answer internal.
 			r = errorResponse(r.ID, murlog.Internal(err))
-			out, _ = encodeResponse(r)
+			out, _ = b.encodeResponse(r)
 			return out, r
 		}
 		if b.used+len(out) <= b.limit {
 			b.used += len(out)
 			return out, r
 		}
-		b.used = b.limit // later calls are not even run
+		// Too big: let the collector have it now rather than after the
+		// response is written. Later calls are not even run.
+		b.bufs = b.bufs[:len(b.bufs)-1]
+		b.used = b.limit
 	}
 	r = errorResponse(r.ID, b.err())
-	out, _ = encodeResponse(r)
+	out, _ = b.encodeResponse(r)
 	return out, r
 }
 
-// encodeResponse encodes r without HTML escaping (post content is HTML and
-// would triple in size) and without the encoder's trailing newline.
-func encodeResponse(r *response) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(r); err != nil {
+// encodeResponse encodes r into a pooled buffer.
+func (b *budget) encodeResponse(r *response) ([]byte, error) {
+	var buf *bytes.Buffer
+	if b.pool != nil {
+		buf, _ = b.pool.Get().(*bytes.Buffer)
+	}
+	if buf == nil {
+		buf = new(bytes.Buffer)
+	}
+	buf.Reset()
+	b.bufs = append(b.bufs, buf)
+	if err := encodeTo(buf, r); err != nil {
 		return nil, err
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// release gives the buffers back once the response is written.
+func (b *budget) release() {
+	for _, buf := range b.bufs {
+		if b.pool != nil && buf.Cap() <= maxPooled {
+			b.pool.Put(buf)
+		}
+	}
+	b.bufs = nil
+}
+
+// encodeTo encodes r without HTML escaping: post content is HTML and would
+// grow by a third with every < and > escaped.
+func encodeTo(w io.Writer, r *response) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(r)
 }
 
 func errorResponse(id json.RawMessage, err error) *response {
