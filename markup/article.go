@@ -24,6 +24,7 @@ func (r *Renderer) Article(markdown string) Result {
 	if !utf8.ValidString(markdown) {
 		markdown = strings.ToValidUTF8(markdown, "\uFFFD")
 	}
+	markdown = stripControls(markdown)
 	if strings.TrimSpace(markdown) == "" {
 		return Result{}
 	}

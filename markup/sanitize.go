@@ -107,11 +107,10 @@ func (c *cleaner) clean(parent *html.Node, sc scope) {
 		next := n.NextSibling
 		switch n.Type {
 		case html.TextNode:
-			// Kept; html.Render escapes it. The parser drops NUL from
-			// text, so one left here would not survive a second parse.
-			if strings.IndexByte(n.Data, 0) >= 0 {
-				n.Data = strings.ReplaceAll(n.Data, "\x00", "")
-			}
+			// Kept; html.Render escapes it. Control characters go: they
+			// are never reader-visible text (and the parser drops NUL,
+			// so one left here would not survive a second parse).
+			n.Data = stripControls(n.Data)
 		case html.ElementNode:
 			rule := elemDrop
 			if n.Namespace == "" {
@@ -424,11 +423,11 @@ func isExternal(href string) bool {
 	return err == nil && u.Host != ""
 }
 
-// hasControl reports whether s contains a C0 control character, which has
-// no business in a title or alt text.
+// hasControl reports whether s contains a control character (C0, DEL or
+// C1), which has no business in a title or alt text.
 func hasControl(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 {
+		if s[i] < 0x20 || isStripped(s, i) {
 			return true
 		}
 	}

@@ -299,6 +299,9 @@ func personaID(tx store.Tx, id string) (string, error) {
 
 // prepare validates p's editable fields and renders its content.
 func (s *Service) prepare(p *murlog.Post) error {
+	if err := checkTexts(p); err != nil {
+		return err
+	}
 	switch p.Kind {
 	case murlog.KindNote:
 		if p.Title != "" {
@@ -326,9 +329,6 @@ func (s *Service) prepare(p *murlog.Post) error {
 	default:
 		return murlog.Invalid("kind", "must be note or article")
 	}
-	if !utf8.ValidString(p.Source) || !utf8.ValidString(p.Title) || !utf8.ValidString(p.Summary) {
-		return murlog.Invalid("content", "is not valid UTF-8")
-	}
 	if utf8.RuneCountInString(p.Summary) > MaxSummary {
 		return murlog.Invalid("summary", "must be at most %d characters", MaxSummary)
 	}
@@ -348,6 +348,22 @@ func (s *Service) prepare(p *murlog.Post) error {
 		r = s.renderer.Note(p.Source)
 	}
 	p.Content, p.Tags = r.HTML, r.Tags
+	return nil
+}
+
+// checkTexts runs the text check over every text field of p, keeping the
+// normalised line breaks, before anything measures or renders them.
+func checkTexts(p *murlog.Post) error {
+	for _, f := range []struct {
+		name string
+		v    *string
+	}{{"content", &p.Source}, {"title", &p.Title}, {"summary", &p.Summary}, {"language", &p.Language}} {
+		v, err := murlog.CheckText(f.name, *f.v)
+		if err != nil {
+			return err
+		}
+		*f.v = v
+	}
 	return nil
 }
 
