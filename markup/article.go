@@ -36,7 +36,7 @@ func (r *Renderer) Article(markdown string) Result {
 		// disagrees, showing the source as a plain note is still safe.
 		return r.Note(markdown)
 	}
-	clean, ok := sanitizeHTML(buf.String())
+	clean, ok := sanitizeHTML(buf.String(), ArticlePolicy())
 	if !ok {
 		// Markdown nested too deeply for the HTML parser (hundreds of
 		// block quotes, say): the source as a plain note is still safe.

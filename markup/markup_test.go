@@ -231,7 +231,7 @@ func TestConcurrentUse(t *testing.T) {
 	done := make(chan Result)
 	for i := 0; i < 8; i++ {
 		go func() {
-			r.Sanitize("<p>x</p>")
+			Sanitize("<p>x</p>", ArticlePolicy())
 			r.Note("#a @b@c.example https://d.example")
 			done <- r.Article("# T\n\n#a @b@c.example")
 		}()
