@@ -113,14 +113,10 @@ func TestAnonymousAmplificationIsBounded(t *testing.T) {
 	}
 }
 
-// TestAnonymousAttackHeap measures how much heap the attack makes the
-// process hold: with GOGC at 10 the heap stays close to what is live, and a
-// sampler records its peak while three attack batches run at once.
-func TestAnonymousAttackHeap(t *testing.T) {
-	s := testsite.New(t)
-	seedLongPosts(t, s, 40)
-	postAnon(t, s, batchOf(2, post.MaxPublicPage)) // warm caches and pools
-
+// peakHeapGrowth runs fn with GOGC at 10, so that the heap stays close to
+// what is live, and returns how far a sampler saw the heap rise above its
+// size before fn.
+func peakHeapGrowth(fn func()) int64 {
 	defer debug.SetGCPercent(debug.SetGCPercent(10))
 	runtime.GC()
 	var ms runtime.MemStats
@@ -145,29 +141,77 @@ func TestAnonymousAttackHeap(t *testing.T) {
 			}
 		}
 	}()
-	const attackers = 3
-	done := make(chan struct{}, attackers)
-	for range attackers {
-		go func() {
-			defer func() { done <- struct{}{} }()
-			for _, limit := range []int{100, post.MaxPublicPage} {
-				resp, err := http.Post(s.Server.URL+"/api/mur/v1/rpc", "application/json", strings.NewReader(batchOf(100, limit)))
-				if err == nil {
-					io.Copy(io.Discard, resp.Body)
-					resp.Body.Close()
-				}
-			}
-		}()
-	}
-	for range attackers {
-		<-done
-	}
+	fn()
 	close(stop)
 	<-sampled
-	growth := int64(peak.Load()) - int64(base)
-	t.Logf("heap before %.1f MB, peak growth %.1f MB for %d concurrent attack batches", float64(base)/1e6, float64(growth)/1e6, attackers)
-	const limit = 16 << 20 * attackers
-	if growth > limit {
-		t.Errorf("peak heap growth = %.1f MB for %d attack batches; want at most %d MB (~16 MB each)", float64(growth)/1e6, attackers, limit>>20)
+	return int64(peak.Load()) - int64(base)
+}
+
+// TestAnonymousAttackHeap measures how much heap the attack makes the
+// process hold, for one attack batch and for three at once.
+func TestAnonymousAttackHeap(t *testing.T) {
+	s := testsite.New(t)
+	seedLongPosts(t, s, 40)
+	postAnon(t, s, batchOf(2, post.MaxPublicPage)) // warm caches and pools
+
+	attack := func() {
+		for _, limit := range []int{100, post.MaxPublicPage} {
+			resp, err := http.Post(s.Server.URL+"/api/mur/v1/rpc", "application/json", strings.NewReader(batchOf(100, limit)))
+			if err == nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}
+	}
+	const perRequest = 16 << 20
+	one := peakHeapGrowth(attack)
+	const attackers = 3
+	three := peakHeapGrowth(func() {
+		done := make(chan struct{}, attackers)
+		for range attackers {
+			go func() { attack(); done <- struct{}{} }()
+		}
+		for range attackers {
+			<-done
+		}
+	})
+	t.Logf("peak heap growth: %.1f MB for one attack batch, %.1f MB for %d at once", float64(one)/1e6, float64(three)/1e6, attackers)
+	if one > perRequest || three > attackers*perRequest {
+		t.Errorf("peak heap growth = %.1f MB for one attack batch, %.1f MB for %d; want at most 16 MiB per request",
+			float64(one)/1e6, float64(three)/1e6, attackers)
+	}
+}
+
+// TestPathologicalBodiesAreCheap sends 1 MiB bodies built to make the
+// decoder work: a batch of 200,000 empty objects and one object with
+// 90,000 keys. Both are refused quickly without holding more than a few
+// times the body.
+func TestPathologicalBodiesAreCheap(t *testing.T) {
+	s := testsite.New(t)
+	manyCalls := "[" + strings.Repeat("{},", 200000) + "{}]"
+	var keys strings.Builder
+	keys.WriteString(`{"jsonrpc":"2.0","method":"posts.list","id":1,"params":{`)
+	for i := range 90000 {
+		fmt.Fprintf(&keys, `"k%d":0,`, i)
+	}
+	keys.WriteString(`"limit":1}}`)
+	for _, tc := range []struct{ name, body, msg string }{
+		{"200,000 calls", manyCalls, "batch of 200001 calls exceeds the limit of 100"},
+		{"90,000 keys", keys.String(), "unknown parameter"},
+	} {
+		if len(tc.body) > api.MaxBody {
+			t.Fatalf("%s: body is %d bytes; the test needs it under %d", tc.name, len(tc.body), api.MaxBody)
+		}
+		var v any
+		start := time.Now()
+		growth := peakHeapGrowth(func() { _, _, v = raw(t, s, nil, "application/json", tc.body) })
+		took := time.Since(start)
+		if msg, _ := field(v, "error", "message").(string); !strings.Contains(msg, tc.msg) {
+			t.Errorf("%s: %v; want an error containing %q", tc.name, v, tc.msg)
+		}
+		t.Logf("%s: %v, peak heap growth %.1f MB", tc.name, took, float64(growth)/1e6)
+		if growth > 16<<20 || took > 5*time.Second {
+			t.Errorf("%s took %v and %.1f MB of heap; want it cheap", tc.name, took, float64(growth)/1e6)
+		}
 	}
 }

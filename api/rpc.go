@@ -136,17 +136,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	var parts [][]byte // encoded responses of a batch
 	var single *response
-	elems, batch, err := scan(body)
+	elems, n, batch, err := scan(body)
 	var se *syntaxError
 	switch {
 	case errors.As(err, &se) && se.tooDeep:
 		single = protocolError(nullID, httpd.RPCInvalidRequest, se.msg)
 	case err != nil:
 		single = protocolError(nullID, httpd.RPCParseError, err.Error())
-	case batch && len(elems) == 0:
+	case batch && n == 0:
 		single = protocolError(nullID, httpd.RPCInvalidRequest, "empty batch")
-	case len(elems) > MaxBatch:
-		single = protocolError(nullID, httpd.RPCInvalidRequest, fmt.Sprintf("batch of %d calls exceeds the limit of %d", len(elems), MaxBatch))
+	case n > MaxBatch:
+		single = protocolError(nullID, httpd.RPCInvalidRequest, fmt.Sprintf("batch of %d calls exceeds the limit of %d", n, MaxBatch))
 	case batch:
 		for i := range elems {
 			el := &elems[i]

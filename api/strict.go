@@ -90,25 +90,36 @@ type scanner struct {
 	pathBuf [8]pathElem
 }
 
-// scan checks body and returns its elements and whether it is a batch.
-func scan(body []byte) (elems []element, batch bool, err error) {
+// scan checks body and returns its elements, how many there are and
+// whether it is a batch. Only the first MaxBatch elements are kept: a 1 MiB
+// body of "{}," would otherwise cost far more than itself to describe; the
+// rest are checked and counted, so the limit can be named.
+func scan(body []byte) (elems []element, n int, batch bool, err error) {
 	s := &scanner{data: body}
 	s.keys, s.path = s.keysBuf[:0], s.pathBuf[:0]
 	s.ws()
 	if s.pos >= len(s.data) {
-		return nil, false, &syntaxError{msg: "parse error: body is empty"}
+		return nil, 0, false, &syntaxError{msg: "parse error: body is empty"}
 	}
 	if s.data[s.pos] == '[' {
 		batch = true
 		s.pos++
 		s.ws()
+		var extra element
 		if s.peek() == ']' {
 			s.pos++
 		} else {
 			for {
-				elems = append(elems, element{})
-				if err := s.element(&elems[len(elems)-1], 1); err != nil {
-					return nil, true, err
+				el := &extra
+				if n < MaxBatch {
+					elems = append(elems, element{})
+					el = &elems[n]
+				} else {
+					extra = element{}
+				}
+				n++
+				if err := s.element(el, 1); err != nil {
+					return nil, n, true, err
 				}
 				s.ws()
 				if s.peek() == ',' {
@@ -116,22 +127,22 @@ func scan(body []byte) (elems []element, batch bool, err error) {
 					continue
 				}
 				if err := s.expect(']'); err != nil {
-					return nil, true, err
+					return nil, n, true, err
 				}
 				break
 			}
 		}
 	} else {
-		elems = make([]element, 1)
+		elems, n = make([]element, 1), 1
 		if err := s.element(&elems[0], 0); err != nil {
-			return nil, false, err
+			return nil, n, false, err
 		}
 	}
 	s.ws()
 	if s.pos < len(s.data) {
-		return nil, batch, s.syntax("unexpected data after the top-level value")
+		return nil, n, batch, s.syntax("unexpected data after the top-level value")
 	}
-	return elems, batch, nil
+	return elems, n, batch, nil
 }
 
 func (s *scanner) element(el *element, depth int) error {
@@ -234,6 +245,7 @@ func (s *scanner) object(depth int, collect bool) error {
 	s.pos++ // '{'
 	base := len(s.keys)
 	defer func() { s.keys = s.keys[:base] }()
+	var set map[string]struct{} // the keys, once there are many
 	s.ws()
 	if s.peek() == '}' {
 		s.pos++
@@ -255,13 +267,9 @@ func (s *scanner) object(depth int, collect bool) error {
 			k, _ := unquote(raw)
 			key = []byte(k)
 		}
-		for _, k := range s.keys[base:] {
-			if bytes.Equal(k, key) {
-				s.report(raw, "is given twice (duplicate keys are refused)")
-				break
-			}
+		if s.seen(base, &set, key) {
+			s.report(raw, "is given twice (duplicate keys are refused)")
 		}
-		s.keys = append(s.keys, key)
 		if err := s.expect(':'); err != nil {
 			return err
 		}
@@ -273,7 +281,9 @@ func (s *scanner) object(depth int, collect bool) error {
 		if err != nil {
 			return err
 		}
-		if collect {
+		if collect && len(s.el.members) <= maxMembers {
+			// One more than a request object may have is enough to
+			// refuse it; an attacker's 100,000 keys are not kept.
 			if s.el.members == nil {
 				s.el.members = make([]member, 0, 4)
 			}
@@ -290,6 +300,40 @@ func (s *scanner) object(depth int, collect bool) error {
 			return s.unexpected("expected ',' or '}'")
 		}
 	}
+}
+
+// maxMembers is how many members a request object has at most (jsonrpc,
+// method, params, id).
+const maxMembers = 4
+
+// fewKeys is how many keys of one object are compared one by one; past it
+// they go into a map, so an object with 100,000 keys costs linear time.
+const fewKeys = 16
+
+// seen reports whether key was already a key of the object whose keys
+// start at s.keys[base], and records it.
+func (s *scanner) seen(base int, set *map[string]struct{}, key []byte) bool {
+	if *set != nil {
+		if _, dup := (*set)[string(key)]; dup {
+			return true
+		}
+		(*set)[string(key)] = struct{}{}
+		return false
+	}
+	for _, k := range s.keys[base:] {
+		if bytes.Equal(k, key) {
+			return true
+		}
+	}
+	s.keys = append(s.keys, key)
+	if len(s.keys)-base > fewKeys {
+		*set = make(map[string]struct{}, 2*fewKeys)
+		for _, k := range s.keys[base:] {
+			(*set)[string(k)] = struct{}{}
+		}
+		s.keys = s.keys[:base]
+	}
+	return false
 }
 
 func (s *scanner) array(depth int) error {
