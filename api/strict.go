@@ -86,7 +86,7 @@ type scanner struct {
 	path []pathElem
 	keys [][]byte // decoded keys of the open objects
 
-	keysBuf [16][]byte
+	keysBuf [8][]byte
 	pathBuf [8]pathElem
 }
 
