@@ -31,6 +31,7 @@ func TestValidateRefusesSpoofingNames(t *testing.T) {
 		{"alice", "bell\a", "display_name"},
 		{"al\u202eice", "Alice", "username"},
 		{"al\x00ice", "Alice", "username"},
+		{"alice", "caf\xe9", "display_name"},
 	} {
 		in := &Input{Domain: "example.com", Username: tc.user, DisplayName: tc.display,
 			Password: "correct horse battery", PasswordConfirm: "correct horse battery"}
