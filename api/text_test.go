@@ -35,6 +35,8 @@ func TestTextIsChecked(t *testing.T) {
 		{"control character in a bio", upd(`"summary":"\u0000"`), "summary", "U+0000"},
 		{"line break in a display name", upd(`"display_name":"two\nlines"`), "display_name", "one line"},
 		{"control character in the site title", call("site.update_settings", `{"title":"\u0007"}`), "title", "U+0007"},
+		{"control character in a token name", call("tokens.create", `{"name":"ci\u001b[8m"}`), "name", "U+001B"},
+		{"bidi override in a token name", call("tokens.create", `{"name":"\u202eyolped"}`), "name", "U+202E"},
 		{"control character in the site description", call("site.update_settings", `{"description":"\u009b"}`), "description", "U+009B"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -48,6 +50,10 @@ func TestTextIsChecked(t *testing.T) {
 				t.Errorf("posts: %d before, %d after; want nothing written", before, after)
 			}
 		})
+	}
+	var toks struct{ Items []any }
+	if err := s.Client.Call(ctx, "tokens.list", nil, &toks); err != nil || len(toks.Items) != 0 {
+		t.Errorf("tokens after refused creations = %v, %v; want none", toks.Items, err)
 	}
 	if p := primary(t, s); strings.ContainsAny(p.DisplayName+p.Summary, "\u202e\x00") || len(p.Fields) != 0 {
 		t.Errorf("persona after refused updates = %+v; want it unchanged", p)
