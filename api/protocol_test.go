@@ -28,7 +28,7 @@ func TestProtocol(t *testing.T) {
 		{"empty body", "application/json", ``, 400, -32700, "invalid", nil},
 		{"not an object", "application/json", `"hello"`, 400, -32600, "invalid", nil},
 		{"wrong version", "application/json", `{"jsonrpc":"1.0","method":"posts.list","id":1}`, 400, -32600, "invalid", float64(1)},
-		{"method not a string", "application/json", `{"jsonrpc":"2.0","method":5,"id":1}`, 400, -32600, "invalid", nil},
+		{"method not a string", "application/json", `{"jsonrpc":"2.0","method":5,"id":1}`, 400, -32600, "invalid", float64(1)},
 		{"id is an object", "application/json", `{"jsonrpc":"2.0","method":"posts.list","id":{}}`, 400, -32600, "invalid", nil},
 		{"unknown method", "application/json", `{"jsonrpc":"2.0","method":"posts.frobnicate","id":2}`, 404, -32601, "not_found", float64(2)},
 		{"positional params", "application/json", `{"jsonrpc":"2.0","method":"posts.list","params":[1],"id":3}`, 400, -32602, "invalid", float64(3)},

@@ -5,6 +5,7 @@
 package api
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -14,6 +15,9 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"strings"
+	"sync"
+	"time"
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/auth"
@@ -49,14 +53,10 @@ type Server struct {
 	log     *slog.Logger
 	deps    Deps
 	names   usernameCache
-}
-
-// request is a JSON-RPC request object as received.
-type request struct {
-	JSONRPC string          `json:"jsonrpc"`
-	Method  *string         `json:"method"`
-	Params  json.RawMessage `json:"params"`
-	ID      json.RawMessage `json:"id"`
+	// anonBatches holds one token per anonymous batch in flight.
+	anonBatches chan struct{}
+	// bufs recycles the buffers responses are encoded into.
+	bufs sync.Pool
 }
 
 // response is a JSON-RPC response object.
@@ -87,7 +87,9 @@ func setCookie(ctx context.Context, c *http.Cookie) {
 // ServeHTTP handles one HTTP request carrying a single call or a batch.
 // A single call's error also sets the HTTP status (401, 404, 429 …) so
 // plain HTTP clients see it; a batch always answers 200 with one response
-// per call, and a request of notifications only answers 204.
+// per call, and a request of notifications only answers 204. Each call's
+// response is encoded as soon as it is made and counted against the
+// request's budget (budget.go); calls past it are not run and get an error.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", "POST")
@@ -98,7 +100,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.writeProtocolError(w, http.StatusUnsupportedMediaType, httpd.RPCInvalidRequest, "Content-Type must be application/json", murlog.EInvalid)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	anon := !auth.CallerFrom(r.Context()).Owner
+	in := bufio.NewReaderSize(http.MaxBytesReader(w, r.Body, MaxBody), 16)
+	// The cap on anonymous batches is checked on the first byte, before
+	// the body is read: a refused request costs nothing more.
+	if anon && firstByte(in) == '[' {
+		if !s.acquireAnonBatch(r) {
+			err := &murlog.Error{Code: murlog.EUnavailable, RetryAfter: time.Second,
+				Message: fmt.Sprintf("too many anonymous batch requests in flight (limit %d); retry in a second", MaxAnonBatches)}
+			httpd.SetRetryAfter(w, err)
+			s.writeResponse(w, errorResponse(nullID, err))
+			return
+		}
+		defer s.releaseAnonBatch()
+	}
+	body, err := readBody(in, r.ContentLength)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -112,88 +128,217 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body = bytes.TrimSpace(body)
 	st := &callState{}
 	ctx := context.WithValue(r.Context(), stateKey{}, st)
+	b := &budget{limit: OwnerBudget, pool: &s.bufs}
+	defer b.release()
+	if anon {
+		b.limit = AnonBudget
+	}
 
-	var out any
-	status := http.StatusOK
+	var parts [][]byte // encoded responses of a batch
 	var single *response
+	elems, n, batch, err := scan(body)
+	var se *syntaxError
 	switch {
-	case len(body) == 0 || !json.Valid(body):
-		single = protocolError(nullID, httpd.RPCParseError, "parse error: body is not valid JSON")
-	case body[0] == '[':
-		var raw []json.RawMessage
-		if err := json.Unmarshal(body, &raw); err != nil {
-			single = protocolError(nullID, httpd.RPCParseError, "parse error: "+err.Error())
-			break
-		}
-		if len(raw) == 0 {
-			single = protocolError(nullID, httpd.RPCInvalidRequest, "empty batch")
-			break
-		}
-		if len(raw) > MaxBatch {
-			single = protocolError(nullID, httpd.RPCInvalidRequest, fmt.Sprintf("batch of %d calls exceeds the limit of %d", len(raw), MaxBatch))
-			break
-		}
-		var batch []*response
-		for _, m := range raw {
-			if resp := s.handle(ctx, r, m); resp != nil {
-				batch = append(batch, resp)
+	case errors.As(err, &se) && se.tooDeep:
+		single = protocolError(nullID, httpd.RPCInvalidRequest, se.msg)
+	case err != nil:
+		single = protocolError(nullID, httpd.RPCParseError, err.Error())
+	case batch && n == 0:
+		single = protocolError(nullID, httpd.RPCInvalidRequest, "empty batch")
+	case n > MaxBatch:
+		single = protocolError(nullID, httpd.RPCInvalidRequest, fmt.Sprintf("batch of %d calls exceeds the limit of %d", n, MaxBatch))
+	case batch:
+		for i := range elems {
+			el := &elems[i]
+			if b.spent() {
+				// Not run: answer with the budget error, or nothing for
+				// a notification.
+				if req := parseRequest(el); req.ID != nil || req.err != nil {
+					out, _ := b.encode(&response{ID: req.responseID()})
+					parts = append(parts, out)
+				}
+				continue
+			}
+			if resp := s.handle(ctx, r, el); resp != nil {
+				out, _ := b.encode(resp)
+				parts = append(parts, out)
 			}
 		}
-		if len(batch) > 0 {
-			out = batch
-		}
 	default:
-		single = s.handle(ctx, r, body)
+		single = s.handle(ctx, r, &elems[0])
 	}
+	status := http.StatusOK
 	if single != nil {
-		out = single
+		batch = false // a batch refused as a whole answers with one error
+		out, sent := b.encode(single)
+		single = sent
 		status = single.status
 		if single.err != nil {
 			httpd.SetRetryAfter(w, single.err)
 		}
+		parts = [][]byte{out}
 	}
 	for _, c := range st.cookies {
 		http.SetCookie(w, c)
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	if out == nil {
+	if len(parts) == 0 {
 		w.WriteHeader(http.StatusNoContent) // notifications only
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.Encode(out)
+	if batch {
+		w.Write([]byte("["))
+	}
+	for i, p := range parts {
+		if i > 0 {
+			w.Write([]byte(","))
+		}
+		w.Write(p)
+	}
+	if batch {
+		w.Write([]byte("]"))
+	}
+	w.Write([]byte("\n"))
+}
+
+// firstByte returns the first byte of the body that is not JSON
+// whitespace, leaving it unread; 0 at the end of the body.
+func firstByte(in *bufio.Reader) byte {
+	for {
+		c, err := in.Peek(1)
+		if err != nil {
+			return 0
+		}
+		switch c[0] {
+		case ' ', '\t', '\n', '\r':
+			in.Discard(1)
+		default:
+			return c[0]
+		}
+	}
+}
+
+// readBody reads the rest of the body into a buffer sized from the
+// Content-Length when there is one, so a 1 MiB body is not held twice
+// while the buffer grows.
+func readBody(in io.Reader, length int64) ([]byte, error) {
+	var buf bytes.Buffer
+	if length > 0 && length <= MaxBody {
+		buf.Grow(int(length) + bytes.MinRead)
+	}
+	_, err := buf.ReadFrom(in)
+	return buf.Bytes(), err
+}
+
+// parsed is a request object taken apart by parseRequest. ID is nil for a
+// notification; err is the error to answer with instead of a call.
+type parsed struct {
+	ID     json.RawMessage
+	Method string
+	Params json.RawMessage
+	err    *response
+}
+
+// responseID is the id a response to req carries: null when there is none
+// or it could not be read.
+func (req parsed) responseID() json.RawMessage {
+	if req.err != nil {
+		return req.err.ID
+	}
+	if req.ID == nil {
+		return nullID
+	}
+	return req.ID
+}
+
+// parseRequest reads the members of a scanned request object. Member names
+// are matched exactly, and any other member is refused rather than ignored,
+// so that "METHOD" cannot sit beside "method" and mean something else to a
+// filter in front of us.
+func parseRequest(el *element) parsed {
+	var req parsed
+	if !el.isObject {
+		req.err = protocolError(nullID, httpd.RPCInvalidRequest, "invalid request: not a request object")
+		return req
+	}
+	var version, method, unknown []byte
+	for _, m := range el.members {
+		switch string(m.key) {
+		case `"jsonrpc"`:
+			version = m.val
+		case `"method"`:
+			method = m.val
+		case `"params"`:
+			req.Params = m.val
+		case `"id"`:
+			req.ID = m.val
+		default:
+			if unknown == nil {
+				unknown = m.key
+			}
+		}
+	}
+	if req.ID != nil && !validID(req.ID) {
+		req.err = protocolError(nullID, httpd.RPCInvalidRequest, "invalid request: id must be a string, number or null")
+		return req
+	}
+	id := req.responseID()
+	if p := el.prob; p != nil {
+		if len(p.path) > 1 && string(p.path[0].key) == `"params"` {
+			err := murlog.Invalid(where(p.path[1:]), "%s", p.msg)
+			req.err = errorResponse(id, err)
+			return req
+		}
+		msg := "invalid request: " + p.msg
+		if w := where(p.path); w != "" {
+			msg = "invalid request: " + w + ": " + p.msg
+		}
+		req.err = protocolError(id, httpd.RPCInvalidRequest, msg)
+		return req
+	}
+	if unknown != nil {
+		k, _ := unquote(unknown)
+		msg := fmt.Sprintf("invalid request: unknown member %q", k)
+		for _, name := range []string{"jsonrpc", "method", "params", "id"} {
+			if strings.EqualFold(k, name) {
+				msg += fmt.Sprintf("; member names are case-sensitive: did you mean %q?", name)
+			}
+		}
+		req.err = protocolError(id, httpd.RPCInvalidRequest, msg)
+		return req
+	}
+	if v, ok := unquote(version); !ok || v != "2.0" {
+		req.err = protocolError(id, httpd.RPCInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`)
+		return req
+	}
+	if req.Method, _ = unquote(method); req.Method == "" {
+		req.err = protocolError(id, httpd.RPCInvalidRequest, `invalid request: "method" must be a non-empty string`)
+		return req
+	}
+	if p := bytes.TrimSpace(req.Params); len(p) > 0 && p[0] != '{' && !bytes.Equal(p, nullID) {
+		req.err = protocolError(id, httpd.RPCInvalidParams, "invalid params: params must be an object")
+	}
+	return req
 }
 
 // handle runs one request object. It returns nil for a notification.
-func (s *Server) handle(ctx context.Context, r *http.Request, raw json.RawMessage) *response {
-	var req request
-	if err := json.Unmarshal(raw, &req); err != nil {
-		return protocolError(nullID, httpd.RPCInvalidRequest, "invalid request: not a JSON-RPC request object")
+func (s *Server) handle(ctx context.Context, r *http.Request, el *element) *response {
+	req := parseRequest(el)
+	notification := req.ID == nil
+	if req.err != nil {
+		if req.err.Error.Code == httpd.RPCInvalidRequest {
+			// An invalid request is answered even without an id: it is
+			// not a valid notification either.
+			return req.err
+		}
+		return keep(req.err, notification)
 	}
-	id := req.ID
-	notification := id == nil
-	if !notification && !validID(id) {
-		return protocolError(nullID, httpd.RPCInvalidRequest, "invalid request: id must be a string, number or null")
-	}
-	if id == nil {
-		id = nullID
-	}
-	if req.JSONRPC != "2.0" {
-		return protocolError(id, httpd.RPCInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`)
-	}
-	if req.Method == nil || *req.Method == "" {
-		return protocolError(id, httpd.RPCInvalidRequest, `invalid request: "method" must be a non-empty string`)
-	}
-	if p := bytes.TrimSpace(req.Params); len(p) > 0 && p[0] != '{' && !bytes.Equal(p, nullID) {
-		resp := protocolError(id, httpd.RPCInvalidParams, "invalid params: params must be an object")
-		return keep(resp, notification)
-	}
-	m, ok := s.methods[*req.Method]
+	id := req.responseID()
+	m, ok := s.methods[req.Method]
 	if !ok {
-		resp := protocolError(id, httpd.RPCMethodNotFound, fmt.Sprintf("method not found: %q", *req.Method))
+		resp := protocolError(id, httpd.RPCMethodNotFound, fmt.Sprintf("method not found: %q", req.Method))
 		resp.Error.Data.Code = murlog.ENotFound
 		resp.status = http.StatusNotFound
 		return keep(resp, notification)
@@ -255,6 +400,14 @@ func validID(id json.RawMessage) bool {
 func protocolError(id json.RawMessage, code int, msg string) *response {
 	return &response{JSONRPC: "2.0", ID: id, status: http.StatusBadRequest,
 		Error: &httpd.RPCError{Code: code, Message: msg, Data: &httpd.RPCErrorData{Code: murlog.EInvalid}}}
+}
+
+// writeResponse writes one response object with its HTTP status.
+func (s *Server) writeResponse(w http.ResponseWriter, r *response) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(r.status)
+	encodeTo(w, r)
 }
 
 func (s *Server) writeProtocolError(w http.ResponseWriter, status, code int, msg string, c murlog.Code) {

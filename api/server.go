@@ -35,7 +35,7 @@ func New(d Deps, log *slog.Logger) *Server {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
-	s := &Server{methods: map[string]*method{}, log: log, deps: d}
+	s := &Server{methods: map[string]*method{}, log: log, deps: d, anonBatches: make(chan struct{}, MaxAnonBatches)}
 	s.registerAuth()
 	s.registerPersonas()
 	s.registerPosts()

@@ -301,6 +301,9 @@ func (s *Service) CreateToken(ctx context.Context, name string) (string, *murlog
 	if name == "" {
 		return "", nil, murlog.Invalid("name", "is required")
 	}
+	if err := murlog.CheckName("name", name); err != nil {
+		return "", nil, err
+	}
 	if len([]rune(name)) > MaxTokenName {
 		return "", nil, murlog.Invalid("name", "must be at most %d characters", MaxTokenName)
 	}

@@ -24,6 +24,7 @@ func (r *Renderer) Article(markdown string) Result {
 	if !utf8.ValidString(markdown) {
 		markdown = strings.ToValidUTF8(markdown, "\uFFFD")
 	}
+	markdown = stripControls(markdown)
 	if strings.TrimSpace(markdown) == "" {
 		return Result{}
 	}
@@ -35,7 +36,7 @@ func (r *Renderer) Article(markdown string) Result {
 		// disagrees, showing the source as a plain note is still safe.
 		return r.Note(markdown)
 	}
-	clean, ok := sanitizeHTML(buf.String())
+	clean, ok := sanitizeHTML(buf.String(), ArticlePolicy())
 	if !ok {
 		// Markdown nested too deeply for the HTML parser (hundreds of
 		// block quotes, say): the source as a plain note is still safe.

@@ -17,12 +17,12 @@ func TestArticleHTML(t *testing.T) {
 		{name: "paragraph and emphasis", in: "Hello *world* **bold** ~~gone~~",
 			want: []string{"<p>Hello <em>world</em> <strong>bold</strong> <del>gone</del></p>"}},
 		{name: "heading ids", in: "# Hello World\n\n## Hello World\n\n## Go (programming language)",
-			want: []string{`<h1 id="hello-world">Hello World</h1>`, `<h2 id="hello-world-1">Hello World</h2>`,
-				`<h2 id="go-programming-language">`}},
+			want: []string{`<h1 id="user-content-hello-world">Hello World</h1>`, `<h2 id="user-content-hello-world-1">Hello World</h2>`,
+				`<h2 id="user-content-go-programming-language">`}},
 		{name: "japanese heading id", in: "## はじめに\n\n## はじめに",
-			want: []string{`<h2 id="はじめに">はじめに</h2>`, `<h2 id="はじめに-1">`}},
-		{name: "emoji-only heading id", in: "## 🎉", want: []string{`<h2 id="section">🎉</h2>`}},
-		{name: "setext heading id", in: "Title\n=====", want: []string{`<h1 id="title">Title</h1>`}},
+			want: []string{`<h2 id="user-content-はじめに">はじめに</h2>`, `<h2 id="user-content-はじめに-1">`}},
+		{name: "emoji-only heading id", in: "## 🎉", want: []string{`<h2 id="user-content-section">🎉</h2>`}},
+		{name: "setext heading id", in: "Title\n=====", want: []string{`<h1 id="user-content-title">Title</h1>`}},
 		{name: "lists", in: "- a\n- b\n\n3. c\n4. d",
 			want: []string{"<ul>\n<li>a</li>\n<li>b</li>\n</ul>", `<ol start="3">`}},
 		{name: "blockquote and hr", in: "> quote\n\n---", want: []string{"<blockquote>\n<p>quote</p>\n</blockquote>", "<hr/>"}},
@@ -35,7 +35,7 @@ func TestArticleHTML(t *testing.T) {
 		{name: "task list", in: "- [ ] todo\n- [x] done", want: []string{"<li>☐ todo</li>", "<li>☑ done</li>"},
 			notWant: []string{"<input"}},
 		{name: "footnote", in: "text[^1]\n\n[^1]: note",
-			want: []string{`<sup id="fnref:1"><a href="#fn:1" class="footnote-ref"`, `<li id="fn:1">`,
+			want: []string{`<sup id="user-content-fnref-1"><a href="#user-content-fn-1" class="footnote-ref"`, `<li id="user-content-fn-1">`,
 				`<div class="footnotes">`, `class="footnote-backref"`}},
 		{name: "autolink", in: "see https://example.com/a.",
 			want: []string{urlHTML("https://example.com/a") + "."}},
@@ -76,7 +76,7 @@ func TestArticleHTML(t *testing.T) {
 			notWant: []string{"<form", "<input", "<button"}},
 		{name: "object embed svg", in: `<object data="x"></object><embed src="x"><svg onload=alert(1)></svg>`,
 			notWant: []string{"<object", "<embed", "<svg", "onload"}},
-		{name: "heading id injection", in: `<h2 id="x y" onclick="z">h</h2>`, want: []string{"<h2>h</h2>"}},
+		{name: "heading id injection", in: `<h2 id="user-content-x y" onclick="z">h</h2>`, want: []string{"<h2>h</h2>"}},
 		{name: "hostile class", in: `<a href="https://e.example" class="evil mention">x</a>`, notWant: []string{"class="}},
 	}
 	r := testRenderer()
@@ -119,7 +119,7 @@ func TestArticleTagsAndMentions(t *testing.T) {
 		{name: "japanese tag", in: "「#タグ」と#ゲーム_2026。", want: []string{"「" + tagHTML("タグ") + "」"},
 			tags: []string{"タグ"}},
 		{name: "tag with underscore emphasis chars", in: "#ゲーム_2026 and #a_b_c", tags: []string{"ゲーム_2026", "a_b_c"}},
-		{name: "tag in heading", in: "## About #go", want: []string{`<h2 id="about-go">About ` + tagHTML("go") + "</h2>"},
+		{name: "tag in heading", in: "## About #go", want: []string{`<h2 id="user-content-about-go">About ` + tagHTML("go") + "</h2>"},
 			tags: []string{"go"}},
 		{name: "tag in list and table", in: "- #one\n\n| #two |\n|---|\n| #three |", tags: []string{"one", "two", "three"}},
 		{name: "tag in emphasis", in: "*#em* **#strong**", tags: []string{"em", "strong"}},
@@ -185,10 +185,9 @@ func TestSanitize(t *testing.T) {
 			`<a href="https://e.example/x" rel="nofollow noreferrer noopener" target="_blank"><span class="invisible">https://</span><span class="ellipsis">e.example</span></a>`},
 		{"unknown class dropped", `<span class="evil">x</span>`, "<span>x</span>"},
 	}
-	r := testRenderer()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := r.Sanitize(tt.in); got != tt.want {
+			if got := Sanitize(tt.in, ArticlePolicy()); got != tt.want {
 				t.Errorf("Sanitize(%q)\n got %s\nwant %s", tt.in, got, tt.want)
 			}
 		})

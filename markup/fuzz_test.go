@@ -121,12 +121,18 @@ func FuzzNote(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string) {
 		res := r.Note(in)
 		checkSafe(t, in, res.HTML, noteElements)
+		checkNoControls(t, in, res.HTML)
 
 		// Linking must neither drop nor invent text: what the reader sees
 		// is what the owner typed.
-		want := strings.ReplaceAll(strings.ToValidUTF8(in, "\uFFFD"), "\x00", "\uFFFD")
-		// The tokenizer turns CR into LF and NUL into U+FFFD; whitespace is
-		// ignored anyway.
+		// Control characters other than whitespace are stripped; the
+		// tokenizer turns CR into LF, and whitespace is ignored anyway.
+		want := strings.Map(func(r rune) rune {
+			if (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || (r >= 0x7f && r <= 0x9f) {
+				return -1
+			}
+			return r
+		}, strings.ToValidUTF8(in, "\uFFFD"))
 		// Mention hosts are lowercased, so compare case-insensitively.
 		if got, want := visibleText(res.HTML), stripSpace(want); !strings.EqualFold(got, want) {
 			t.Fatalf("Note(%q) visible text: got %q; want %q (html %s)", in, got, want, res.HTML)
@@ -157,6 +163,24 @@ func FuzzArticle(f *testing.F) {
 	f.Add("日本語の\n文章。**太郎**\\ さん www.example.com bob@example.org <a href=x>[^1]</a>\n\n[^1]:\n    late")
 	r := testRenderer()
 	f.Fuzz(func(t *testing.T, in string) {
-		checkSafe(t, in, r.Article(in).HTML, articleElements)
+		html := r.Article(in).HTML
+		checkSafe(t, in, html, articleElements)
+		checkNoControls(t, in, html)
 	})
+}
+
+// checkNoControls fails when rendered HTML holds a control character other
+// than TAB, LF and CR, escaped or not.
+func checkNoControls(t *testing.T, in, html string) {
+	t.Helper()
+	for _, r := range html {
+		if (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || (r >= 0x7f && r <= 0x9f) {
+			t.Fatalf("render(%q) = %q; holds control character U+%04X", in, html, r)
+		}
+	}
+	for _, ref := range []string{"&#0;", "&#x0;", "&#7;", "&#27;", "&#127;"} {
+		if strings.Contains(html, ref) {
+			t.Fatalf("render(%q) = %q; holds the control character reference %s", in, html, ref)
+		}
+	}
 }

@@ -235,13 +235,14 @@ func (footnoteTransformer) Transform(doc *ast.Document, _ text.Reader, pc parser
 }
 
 // footnoteRefID is the id of the nth reference to footnote index:
-// "fnref:1", then "fnref1:1", "fnref2:1", ...
+// "fnref-1", then "fnref-1-2", "fnref-1-3", ... as GitHub names them. The
+// sanitizer adds the user-content- prefix.
 func footnoteRefID(index, n int) string {
-	id := "fnref"
+	id := "fnref-" + strconv.Itoa(index)
 	if n > 1 {
-		id += strconv.Itoa(n - 1)
+		id += "-" + strconv.Itoa(n)
 	}
-	return id + ":" + strconv.Itoa(index)
+	return id
 }
 
 // footnoteRenderer writes footnotes in the markup goldmark's extension
@@ -254,7 +255,7 @@ func (footnoteRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 		if entering {
 			n := node.(*footnoteRef)
 			idx := strconv.Itoa(n.index)
-			_, _ = w.WriteString(`<sup id="` + footnoteRefID(n.index, n.n) + `"><a href="#fn:` + idx +
+			_, _ = w.WriteString(`<sup id="` + footnoteRefID(n.index, n.n) + `"><a href="#fn-` + idx +
 				`" class="footnote-ref">` + idx + `</a></sup>`)
 		}
 		return ast.WalkContinue, nil
@@ -271,7 +272,7 @@ func (footnoteRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 	})
 	reg.Register(kindFootnoteDef, func(w util.BufWriter, _ []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
 		if entering {
-			_, _ = w.WriteString(`<li id="fn:` + strconv.Itoa(node.(*footnoteDef).index) + "\">\n")
+			_, _ = w.WriteString(`<li id="fn-` + strconv.Itoa(node.(*footnoteDef).index) + "\">\n")
 		} else {
 			_, _ = w.WriteString("</li>\n")
 		}

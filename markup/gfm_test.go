@@ -32,7 +32,7 @@ func TestArticleGFM(t *testing.T) {
 			"<ul>\n<li>\n<table>\n<thead>\n<tr>\n<th>a</th>\n</tr>\n</thead>\n</table>\n</li>\n</ul>"},
 		{"header and delimiter must match", "| a | b |\n|---|", "<p>| a | b |\n|---|</p>"},
 		{"indented delimiter is text", "Foo\n    ---", "<p>Foo\n---</p>"},
-		{"setext heading wins", "Foo\n---", `<h2 id="foo">Foo</h2>`},
+		{"setext heading wins", "Foo\n---", `<h2 id="user-content-foo">Foo</h2>`},
 
 		// Strikethrough.
 		{"strikethrough", "~~two~~ ~one~", "<p><del>two</del> <del>one</del></p>"},
@@ -52,27 +52,27 @@ func TestArticleGFM(t *testing.T) {
 
 		// Footnotes.
 		{"footnotes", "a[^1] b[^note] c[^1] d[^none]\n\n[^note]: Second.\n[^1]: First.\n\n    Para.\n\n[^unused]: x",
-			`<p>a<sup id="fnref:1"><a href="#fn:1" class="footnote-ref" rel="nofollow noreferrer">1</a></sup>` +
-				` b<sup id="fnref:2"><a href="#fn:2" class="footnote-ref" rel="nofollow noreferrer">2</a></sup>` +
-				` c<sup id="fnref1:1"><a href="#fn:1" class="footnote-ref" rel="nofollow noreferrer">1</a></sup> d[^none]</p>` + "\n" +
-				"<div class=\"footnotes\">\n<hr/>\n<ol>\n<li id=\"fn:1\">\n<p>First.</p>\n" +
-				"<p>Para.\u00a0<a href=\"#fnref:1\" class=\"footnote-backref\" rel=\"nofollow noreferrer\">\u21a9\ufe0e</a>" +
-				"\u00a0<a href=\"#fnref1:1\" class=\"footnote-backref\" rel=\"nofollow noreferrer\">\u21a9\ufe0e</a></p>\n</li>\n" +
-				"<li id=\"fn:2\">\n<p>Second.\u00a0<a href=\"#fnref:2\" class=\"footnote-backref\" rel=\"nofollow noreferrer\">\u21a9\ufe0e</a></p>\n</li>\n" +
+			`<p>a<sup id="user-content-fnref-1"><a href="#user-content-fn-1" class="footnote-ref" rel="nofollow noreferrer">1</a></sup>` +
+				` b<sup id="user-content-fnref-2"><a href="#user-content-fn-2" class="footnote-ref" rel="nofollow noreferrer">2</a></sup>` +
+				` c<sup id="user-content-fnref-1-2"><a href="#user-content-fn-1" class="footnote-ref" rel="nofollow noreferrer">1</a></sup> d[^none]</p>` + "\n" +
+				"<div class=\"footnotes\">\n<hr/>\n<ol>\n<li id=\"user-content-fn-1\">\n<p>First.</p>\n" +
+				"<p>Para.\u00a0<a href=\"#user-content-fnref-1\" class=\"footnote-backref\" rel=\"nofollow noreferrer\">\u21a9\ufe0e</a>" +
+				"\u00a0<a href=\"#user-content-fnref-1-2\" class=\"footnote-backref\" rel=\"nofollow noreferrer\">\u21a9\ufe0e</a></p>\n</li>\n" +
+				"<li id=\"user-content-fn-2\">\n<p>Second.\u00a0<a href=\"#user-content-fnref-2\" class=\"footnote-backref\" rel=\"nofollow noreferrer\">\u21a9\ufe0e</a></p>\n</li>\n" +
 				"</ol>\n</div>\n"},
 		{"footnote after bang, labels ignore case", "Wow![^A]\n\n[^a]: x",
-			`<p>Wow!<sup id="fnref:1"><a href="#fn:1" class="footnote-ref" rel="nofollow noreferrer">1</a></sup></p>` + "\n" +
-				"<div class=\"footnotes\">\n<hr/>\n<ol>\n<li id=\"fn:1\">\n<p>x\u00a0<a href=\"#fnref:1\" class=\"footnote-backref\" rel=\"nofollow noreferrer\">\u21a9\ufe0e</a></p>\n</li>\n</ol>\n</div>\n"},
+			`<p>Wow!<sup id="user-content-fnref-1"><a href="#user-content-fn-1" class="footnote-ref" rel="nofollow noreferrer">1</a></sup></p>` + "\n" +
+				"<div class=\"footnotes\">\n<hr/>\n<ol>\n<li id=\"user-content-fn-1\">\n<p>x\u00a0<a href=\"#user-content-fnref-1\" class=\"footnote-backref\" rel=\"nofollow noreferrer\">\u21a9\ufe0e</a></p>\n</li>\n</ol>\n</div>\n"},
 		{"footnote ending in a list", "x[^1]\n\n[^1]: - a\n    - b",
-			`<p>x<sup id="fnref:1"><a href="#fn:1" class="footnote-ref" rel="nofollow noreferrer">1</a></sup></p>` + "\n" +
-				"<div class=\"footnotes\">\n<hr/>\n<ol>\n<li id=\"fn:1\">\n<ul>\n<li>a</li>\n<li>b</li>\n</ul>\n" +
-				"\u00a0<a href=\"#fnref:1\" class=\"footnote-backref\" rel=\"nofollow noreferrer\">\u21a9\ufe0e</a></li>\n</ol>\n</div>\n"},
+			`<p>x<sup id="user-content-fnref-1"><a href="#user-content-fn-1" class="footnote-ref" rel="nofollow noreferrer">1</a></sup></p>` + "\n" +
+				"<div class=\"footnotes\">\n<hr/>\n<ol>\n<li id=\"user-content-fn-1\">\n<ul>\n<li>a</li>\n<li>b</li>\n</ul>\n" +
+				"\u00a0<a href=\"#user-content-fnref-1\" class=\"footnote-backref\" rel=\"nofollow noreferrer\">\u21a9\ufe0e</a></li>\n</ol>\n</div>\n"},
 		{"first definition wins", "x[^1]\n\n[^1]: one\n\n[^1]: two",
-			`<p>x<sup id="fnref:1"><a href="#fn:1" class="footnote-ref" rel="nofollow noreferrer">1</a></sup></p>` + "\n" +
-				"<div class=\"footnotes\">\n<hr/>\n<ol>\n<li id=\"fn:1\">\n<p>one\u00a0<a href=\"#fnref:1\" class=\"footnote-backref\" rel=\"nofollow noreferrer\">\u21a9\ufe0e</a></p>\n</li>\n</ol>\n</div>\n"},
+			`<p>x<sup id="user-content-fnref-1"><a href="#user-content-fn-1" class="footnote-ref" rel="nofollow noreferrer">1</a></sup></p>` + "\n" +
+				"<div class=\"footnotes\">\n<hr/>\n<ol>\n<li id=\"user-content-fn-1\">\n<p>one\u00a0<a href=\"#user-content-fnref-1\" class=\"footnote-backref\" rel=\"nofollow noreferrer\">\u21a9\ufe0e</a></p>\n</li>\n</ol>\n</div>\n"},
 		{"definition interrupts paragraph, lazy line", "text\n[^1]: note\nlazy\n\nref[^1]",
-			"<p>text</p>\n" + `<p>ref<sup id="fnref:1"><a href="#fn:1" class="footnote-ref" rel="nofollow noreferrer">1</a></sup></p>` + "\n" +
-				"<div class=\"footnotes\">\n<hr/>\n<ol>\n<li id=\"fn:1\">\n<p>note\nlazy\u00a0<a href=\"#fnref:1\" class=\"footnote-backref\" rel=\"nofollow noreferrer\">\u21a9\ufe0e</a></p>\n</li>\n</ol>\n</div>\n"},
+			"<p>text</p>\n" + `<p>ref<sup id="user-content-fnref-1"><a href="#user-content-fn-1" class="footnote-ref" rel="nofollow noreferrer">1</a></sup></p>` + "\n" +
+				"<div class=\"footnotes\">\n<hr/>\n<ol>\n<li id=\"user-content-fn-1\">\n<p>note\nlazy\u00a0<a href=\"#user-content-fnref-1\" class=\"footnote-backref\" rel=\"nofollow noreferrer\">\u21a9\ufe0e</a></p>\n</li>\n</ol>\n</div>\n"},
 		{"unreferenced definitions vanish", "[^1]: gone\n\ntext", "<p>text</p>"},
 
 		// CJK.

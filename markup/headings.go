@@ -13,7 +13,9 @@ import (
 // generator drops every non-ASCII character, so all Japanese headings would
 // become "heading", "heading-1", ...; this one keeps letters and digits in
 // any script, so "## はじめに" links as "#はじめに". Ids depend only on the
-// heading text and its order, so they are stable across re-renders.
+// heading text and its order, so they are stable across re-renders. The
+// sanitizer's policy then prefixes them (user-content-, see Policy), and
+// links to them, so that no id in a post can clobber a script's global.
 type headingIDs struct {
 	used map[string]struct{}
 }

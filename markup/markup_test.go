@@ -55,7 +55,7 @@ func TestNoteHTML(t *testing.T) {
 		{"javascript url is text", "javascript:alert(1)", "<p>javascript:alert(1)</p>"},
 		{"data url is text", "data:text/html,<b>x</b>", "<p>data:text/html,&lt;b&gt;x&lt;/b&gt;</p>"},
 		{"markdown is text", "**bold** [x](https://e.com)", "<p>**bold** [x](" + urlHTML("https://e.com") + ")</p>"},
-		{"nul replaced", "a\x00b", "<p>a\uFFFDb</p>"},
+		{"controls stripped", "a\x00b\x07c\x1b[0m\u0085d\x7f", "<p>abc[0md</p>"},
 		{"invalid utf8 replaced", "a\xffb", "<p>a\uFFFDb</p>"},
 
 		// Japanese and emoji.
@@ -231,7 +231,7 @@ func TestConcurrentUse(t *testing.T) {
 	done := make(chan Result)
 	for i := 0; i < 8; i++ {
 		go func() {
-			r.Sanitize("<p>x</p>")
+			Sanitize("<p>x</p>", ArticlePolicy())
 			r.Note("#a @b@c.example https://d.example")
 			done <- r.Article("# T\n\n#a @b@c.example")
 		}()

@@ -57,8 +57,8 @@ func writeParagraph(l *linker, s string) {
 }
 
 // normalizeText makes input from browsers and API clients uniform: invalid
-// UTF-8 is replaced, CRLF and lone CR become LF, and surrounding whitespace
-// is trimmed.
+// UTF-8 is replaced, CRLF and lone CR become LF, control characters are
+// removed and surrounding whitespace is trimmed.
 func normalizeText(s string) string {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
@@ -67,5 +67,46 @@ func normalizeText(s string) string {
 		s = strings.ReplaceAll(s, "\r\n", "\n")
 		s = strings.ReplaceAll(s, "\r", "\n")
 	}
-	return strings.TrimSpace(s)
+	return strings.TrimSpace(stripControls(s))
+}
+
+// stripControls removes C0 controls other than TAB, LF and CR, DEL and the
+// C1 controls (U+0080–U+009F) from valid UTF-8. murlog refuses them on
+// input; this keeps them out of the HTML of posts stored before that, and
+// of remote HTML. Text without any is returned as is, after one pass.
+func stripControls(s string) string {
+	i := 0
+	for ; i < len(s); i++ {
+		if isStripped(s, i) {
+			break
+		}
+	}
+	if i == len(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for start := 0; i <= len(s); i++ {
+		if i == len(s) || isStripped(s, i) {
+			b.WriteString(s[start:i])
+			if i < len(s) && s[i] == 0xc2 {
+				i++ // a C1 control is two bytes
+			}
+			start = i + 1
+		}
+	}
+	return b.String()
+}
+
+// isStripped reports whether a control character to strip starts at s[i].
+func isStripped(s string, i int) bool {
+	switch c := s[i]; {
+	case c < 0x20:
+		return c != '\t' && c != '\n' && c != '\r'
+	case c == 0x7f:
+		return true
+	case c == 0xc2:
+		return i+1 < len(s) && s[i+1] >= 0x80 && s[i+1] <= 0x9f
+	}
+	return false
 }

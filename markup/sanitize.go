@@ -10,9 +10,39 @@ import (
 	"golang.org/x/net/html/atom"
 )
 
-// Sanitize cleans untrusted HTML with the article policy. Articles go
-// through it after Markdown rendering; it is exposed so HTML received from
-// remote servers can be cleaned the same way.
+// Policy is what Sanitize keeps beyond its fixed rules. The element
+// allow-list, the URL rules and rel="nofollow noreferrer" on links hold
+// for every policy; a Policy chooses the rest, so that HTML from remote
+// servers can go through the same code with a stricter value.
+type Policy struct {
+	// IDPrefix is put in front of every id kept (unless it is already
+	// there), and same-document links ("#x") are rewritten to match, so
+	// that post HTML cannot define ids such as "config" that clobber the
+	// globals of theme or SPA scripts (window.config is the element).
+	// Ids are kept only on headings and on footnote sup and li elements,
+	// and only when made of letters, digits, '_' and '-'. "" drops every
+	// id and leaves fragment links alone.
+	IDPrefix string
+	// Class reports whether class value may stay on element el; nil drops
+	// every class.
+	Class func(el, value string) bool
+	// NoImages drops <img> elements.
+	NoImages bool
+}
+
+// IDPrefix is the prefix ArticlePolicy gives every id, as GitHub does.
+const IDPrefix = "user-content-"
+
+// ArticlePolicy is the policy for articles and trusted HTML: ids prefixed
+// with IDPrefix, the classes of fenced code, footnotes, microformats and
+// Mastodon's links, and images.
+func ArticlePolicy() Policy {
+	return Policy{IDPrefix: IDPrefix, Class: articleClass}
+}
+
+// Sanitize cleans untrusted HTML with policy p. Articles go through it
+// after Markdown rendering with ArticlePolicy; HTML received from remote
+// servers is cleaned the same way with its own policy.
 //
 // The input is parsed the way a browser parses it into a <div>, every node
 // the allow-list does not name is removed, and the tree left over is
@@ -21,8 +51,8 @@ import (
 // confusing HTML cannot slip past: the policy sees exactly the elements and
 // attributes a browser would build. HTML nested more than 512 elements deep
 // is refused by the parser and yields "".
-func (r *Renderer) Sanitize(html string) string {
-	out, _ := sanitizeHTML(html)
+func Sanitize(html string, p Policy) string {
+	out, _ := sanitizeHTML(html, p)
 	return out
 }
 
@@ -32,12 +62,12 @@ const maxSanitizePasses = 4
 
 // sanitizeHTML is Sanitize; ok is false when s could not be parsed (it
 // nests too deeply) and the result is "". It needs no per-Renderer state:
-// the policy is code, so there is nothing to build or compile before use.
-func sanitizeHTML(s string) (out string, ok bool) {
+// the policy is a value, so there is nothing to build or compile before use.
+func sanitizeHTML(s string, p Policy) (out string, ok bool) {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
-	out, unstable, ok := sanitizePass(s)
+	out, unstable, ok := sanitizePass(s, p)
 	// Some trees do not survive serializing and parsing again: an <h2>
 	// directly inside an <h1>, a <p> inside a <p>, an <a> inside an <a>.
 	// The parser builds a few of them itself (misnested formatting tags go
@@ -49,7 +79,7 @@ func sanitizeHTML(s string) (out string, ok bool) {
 	// sanitizing twice changes nothing; parsing the output again lets the
 	// parser settle the structure. Ordinary input never needs it.
 	for i := 1; ok && unstable && i < maxSanitizePasses; i++ {
-		next, u, nextOK := sanitizePass(out)
+		next, u, nextOK := sanitizePass(out, p)
 		if !nextOK || next == out {
 			break
 		}
@@ -61,7 +91,7 @@ func sanitizeHTML(s string) (out string, ok bool) {
 // sanitizePass parses s as the content of a <div>, cleans the tree and
 // renders it. unstable reports whether the cleaned tree contains structure
 // that parsing the output would rearrange; ok is false if s did not parse.
-func sanitizePass(s string) (out string, unstable, ok bool) {
+func sanitizePass(s string, p Policy) (out string, unstable, ok bool) {
 	root := &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div}
 	nodes, err := html.ParseFragment(strings.NewReader(s), root)
 	if err != nil {
@@ -72,7 +102,7 @@ func sanitizePass(s string) (out string, unstable, ok bool) {
 	for _, n := range nodes {
 		root.AppendChild(n)
 	}
-	c := cleaner{}
+	c := cleaner{p: p}
 	c.clean(root, scope{})
 
 	var b strings.Builder
@@ -89,6 +119,7 @@ func sanitizePass(s string) (out string, unstable, ok bool) {
 
 // cleaner removes from a parsed tree everything the policy does not allow.
 type cleaner struct {
+	p        Policy
 	unstable bool
 }
 
@@ -107,23 +138,25 @@ func (c *cleaner) clean(parent *html.Node, sc scope) {
 		next := n.NextSibling
 		switch n.Type {
 		case html.TextNode:
-			// Kept; html.Render escapes it. The parser drops NUL from
-			// text, so one left here would not survive a second parse.
-			if strings.IndexByte(n.Data, 0) >= 0 {
-				n.Data = strings.ReplaceAll(n.Data, "\x00", "")
-			}
+			// Kept; html.Render escapes it. Control characters go: they
+			// are never reader-visible text (and the parser drops NUL,
+			// so one left here would not survive a second parse).
+			n.Data = stripControls(n.Data)
 		case html.ElementNode:
 			rule := elemDrop
 			if n.Namespace == "" {
 				// Elements in SVG or MathML never get here: <svg> and
 				// <math> are dropped with their content.
 				rule = elementRule(n.Data)
+				if n.Data == "img" && c.p.NoImages {
+					rule = elemDrop
+				}
 			}
 			switch rule {
 			case elemDrop:
 				parent.RemoveChild(n)
 			case elemKeep, elemNeedAttr:
-				n.Attr = cleanAttrs(n.Data, n.Attr)
+				n.Attr = c.cleanAttrs(n.Data, n.Attr)
 				if rule == elemNeedAttr && len(n.Attr) == 0 {
 					next = unwrap(parent, n, next)
 					break
@@ -255,7 +288,7 @@ func elementRule(name string) int {
 
 // cleanAttrs filters attrs to those the policy allows on element
 // el, normalizing URLs, and adds rel (and target) to links.
-func cleanAttrs(el string, attrs []html.Attribute) []html.Attribute {
+func (c *cleaner) cleanAttrs(el string, attrs []html.Attribute) []html.Attribute {
 	if len(attrs) == 0 {
 		return nil
 	}
@@ -266,7 +299,7 @@ func cleanAttrs(el string, attrs []html.Attribute) []html.Attribute {
 			// Browsers keep the first of duplicated attributes; so do we.
 			continue
 		}
-		v, ok := cleanAttr(el, a.Key, a.Val)
+		v, ok := c.cleanAttr(el, a.Key, a.Val)
 		if !ok {
 			continue
 		}
@@ -308,11 +341,16 @@ func seenAttr(attrs []html.Attribute, key string) bool {
 
 // cleanAttr applies the attribute allow-list: it returns the value to keep
 // for attribute key on element el, and whether to keep it at all.
-func cleanAttr(el, key, val string) (string, bool) {
+func (c *cleaner) cleanAttr(el, key, val string) (string, bool) {
 	switch key {
 	case "href":
 		if el == "a" {
-			return cleanURL(val, false)
+			u, ok := cleanURL(val, false)
+			if ok && c.p.IDPrefix != "" && strings.HasPrefix(u, "#") && !strings.HasPrefix(u, "#"+c.p.IDPrefix) {
+				// A link to an id in the post follows the id's prefix.
+				u = "#" + c.p.IDPrefix + u[1:]
+			}
+			return u, ok
 		}
 	case "src":
 		if el == "img" {
@@ -331,26 +369,17 @@ func cleanAttr(el, key, val string) (string, bool) {
 			return val, isDigits(val)
 		}
 	case "class":
-		switch el {
-		case "code":
-			// goldmark marks fenced code with the language for client-side
-			// highlighters.
-			return val, isLanguageClass(val)
-		case "div":
-			return val, val == "footnotes"
-		case "a", "span":
-			// Microformat and Mastodon classes, so that our own tag and
-			// mention links and those in remote posts survive re-sanitizing.
-			return val, isKnownClasses(val)
-		}
+		return val, c.p.Class != nil && c.p.Class(el, val)
 	case "id":
 		switch el {
-		case "h1", "h2", "h3", "h4", "h5", "h6":
-			// Heading ids from the generator in headings.go.
-			return val, isHeadingID(val)
-		case "sup", "li":
-			// Footnote ids: "fn:1", "fnref:1", "fnref1:1".
-			return val, isFootnoteID(val)
+		case "h1", "h2", "h3", "h4", "h5", "h6", "sup", "li":
+			// Heading ids (headings.go) and footnote ids (gfm_footnote.go),
+			// or the author's own in raw HTML, prefixed.
+			if c.p.IDPrefix == "" {
+				return "", false
+			}
+			id := strings.TrimPrefix(val, c.p.IDPrefix)
+			return c.p.IDPrefix + id, isHeadingID(id)
 		}
 	case "start":
 		if el == "ol" {
@@ -424,11 +453,11 @@ func isExternal(href string) bool {
 	return err == nil && u.Host != ""
 }
 
-// hasControl reports whether s contains a C0 control character, which has
-// no business in a title or alt text.
+// hasControl reports whether s contains a control character (C0, DEL or
+// C1), which has no business in a title or alt text.
 func hasControl(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 {
+		if s[i] < 0x20 || isStripped(s, i) {
 			return true
 		}
 	}
@@ -501,6 +530,23 @@ func isKnownClass(c string) bool {
 	return true
 }
 
+// articleClass is ArticlePolicy's class rule.
+func articleClass(el, val string) bool {
+	switch el {
+	case "code":
+		// goldmark marks fenced code with the language for client-side
+		// highlighters.
+		return isLanguageClass(val)
+	case "div":
+		return val == "footnotes"
+	case "a", "span":
+		// Microformat and Mastodon classes, so that our own tag and
+		// mention links and those in remote posts survive re-sanitizing.
+		return isKnownClasses(val)
+	}
+	return false
+}
+
 // isHeadingID reports whether s consists of letters, marks, numbers, '_'
 // and '-' in any script, as slug produces.
 func isHeadingID(s string) bool {
@@ -513,17 +559,4 @@ func isHeadingID(s string) bool {
 		}
 	}
 	return true
-}
-
-// isFootnoteID matches fn:N, fnref:N and fnrefM:N.
-func isFootnoteID(s string) bool {
-	rest, ok := strings.CutPrefix(s, "fn")
-	if !ok {
-		return false
-	}
-	if r, ok := strings.CutPrefix(rest, "ref"); ok {
-		rest = strings.TrimLeft(r, "0123456789")
-	}
-	n, ok := strings.CutPrefix(rest, ":")
-	return ok && isDigits(n)
 }

@@ -125,9 +125,13 @@ var xssVectors = []struct {
 	{"event handlers", `<p onclick="alert(1)" onmouseover=x>x</p>`, "<p>x</p>"},
 	{"details ontoggle", `<details open ontoggle=alert(1)><summary>s</summary>b</details>`,
 		`<details open=""><summary>s</summary>b</details>`},
-	{"heading id", `<h2 id="javascript:alert(1)">h</h2><h3 id="ok-id">i</h3>`, `<h2>h</h2><h3 id="ok-id">i</h3>`},
-	{"footnote ids", `<sup id="fnref2:1">1</sup><li id="fn:1">x</li><li id="fn:x">y</li>`,
-		`<sup id="fnref2:1">1</sup><li id="fn:1">x</li><li>y</li>`},
+	{"heading id", `<h2 id="javascript:alert(1)">h</h2><h3 id="ok-id">i</h3>`, `<h2>h</h2><h3 id="user-content-ok-id">i</h3>`},
+	{"footnote ids", `<sup id="fnref-1-2">1</sup><li id="user-content-fn-1">x</li><li id="fn:x">y</li>`,
+		`<sup id="user-content-fnref-1-2">1</sup><li id="user-content-fn-1">x</li><li>y</li>`},
+	{"clobbering ids", `<h1 id="config">a</h1><li id="location">b</li><p id="x">c</p>`,
+		`<h1 id="user-content-config">a</h1><li id="user-content-location">b</li><p>c</p>`},
+	{"fragment links follow", `<a href="#config">a</a><a href="#user-content-x">b</a><a href="/p#config">c</a>`,
+		`<a href="#user-content-config" rel="nofollow noreferrer">a</a><a href="#user-content-x" rel="nofollow noreferrer">b</a><a href="/p#config" rel="nofollow noreferrer">c</a>`},
 	{"div class", `<div class="footnotes" id="x">a</div><div class="evil">b</div>`, `<div class="footnotes">a</div><div>b</div>`},
 	{"code class", `<code class="language-c++">x</code><code class="lang-go">y</code>`,
 		`<code class="language-c++">x</code><code>y</code>`},
@@ -143,10 +147,9 @@ var xssVectors = []struct {
 }
 
 func TestSanitizeXSS(t *testing.T) {
-	r := testRenderer()
 	for _, tt := range xssVectors {
 		t.Run(tt.name, func(t *testing.T) {
-			got := r.Sanitize(tt.in)
+			got := Sanitize(tt.in, ArticlePolicy())
 			if got != tt.want {
 				t.Errorf("Sanitize(%q)\n got %q\nwant %q", tt.in, got, tt.want)
 			}
@@ -195,6 +198,10 @@ func checkSanitized(t *testing.T, in, out string) {
 			for _, a := range n.Attr {
 				if a.Namespace != "" || !contains(attrs, a.Key) {
 					t.Fatalf("Sanitize(%q): got attribute %s on <%s> in %q", in, a.Key, n.Data, out)
+				}
+				if a.Key == "id" && !strings.HasPrefix(a.Val, "user-content-") ||
+					a.Key == "href" && strings.HasPrefix(a.Val, "#") && !strings.HasPrefix(a.Val, "#user-content-") {
+					t.Fatalf("Sanitize(%q): got %s=%q without the user-content- prefix in %q", in, a.Key, a.Val, out)
 				}
 				if (a.Key == "href" || a.Key == "src") && !safeURL(a.Val, a.Key == "src") {
 					t.Fatalf("Sanitize(%q): got unsafe %s=%q in %q", in, a.Key, a.Val, out)
@@ -302,7 +309,7 @@ func TestSanitizeTagSoup(t *testing.T) {
 
 // sanitized is sanitizeHTML without the ok result.
 func sanitized(s string) string {
-	out, _ := sanitizeHTML(s)
+	out, _ := sanitizeHTML(s, ArticlePolicy())
 	return out
 }
 
@@ -310,7 +317,7 @@ func TestSanitizeTooDeep(t *testing.T) {
 	// The HTML parser refuses more than 512 open elements; the sanitizer
 	// then fails closed, and Article falls back to a plain-text note.
 	deep := strings.Repeat("<div>", 600) + "<script>alert(1)</script>x"
-	if got := testRenderer().Sanitize(deep); got != "" {
+	if got := Sanitize(deep, ArticlePolicy()); got != "" {
 		t.Errorf("Sanitize(600 nested divs): got %.80q...; want \"\"", got)
 	}
 	md := strings.Repeat(">", 600) + " #tag <b>x</b>"
@@ -319,7 +326,79 @@ func TestSanitizeTooDeep(t *testing.T) {
 		t.Errorf("Article(600 nested quotes): got %.120q, tags %q; want the Note rendering %.120q", res.HTML, res.Tags, want.HTML)
 	}
 	ok := strings.Repeat("<div>", 500) + "x"
-	if got := testRenderer().Sanitize(ok); !strings.HasPrefix(got, "<div><div>") {
+	if got := Sanitize(ok, ArticlePolicy()); !strings.HasPrefix(got, "<div><div>") {
 		t.Errorf("Sanitize(500 nested divs): got %.80q; want them kept", got)
+	}
+}
+
+// TestArticleIDsArePrefixed covers issue 6 point 12: every id an article
+// gets (headings, footnotes, the author's raw HTML) carries the
+// user-content- prefix and links inside the article follow it, so a post
+// cannot name an element after a global of the theme's or SPA's scripts.
+func TestArticleIDsArePrefixed(t *testing.T) {
+	in := "## config\n\n## はじめに\n\nSee [config](#config), [intro](#はじめに) and [elsewhere](/p#config).[^1]\n\n" +
+		`<h3 id="location">raw</h3>` + "\n\n[^1]: A note."
+	got := testRenderer().Article(in).HTML
+	for _, want := range []string{
+		`<h2 id="user-content-config">config</h2>`,
+		`<h2 id="user-content-はじめに">はじめに</h2>`,
+		`<a href="#user-content-config" rel="nofollow noreferrer">config</a>`,
+		`<a href="#user-content-%E3%81%AF%E3%81%98%E3%82%81%E3%81%AB" rel="nofollow noreferrer">intro</a>`,
+		`<a href="/p#config" rel="nofollow noreferrer">elsewhere</a>`,
+		`<h3 id="user-content-location">raw</h3>`,
+		`<sup id="user-content-fnref-1"><a href="#user-content-fn-1" class="footnote-ref"`,
+		`<li id="user-content-fn-1">`,
+		`<a href="#user-content-fnref-1" class="footnote-backref"`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Article(%q)\n got %s\nwant it to contain %s", in, got, want)
+		}
+	}
+	ctx := &xhtml.Node{Type: xhtml.ElementNode, Data: "div", DataAtom: atom.Div}
+	nodes, _ := xhtml.ParseFragment(strings.NewReader(got), ctx)
+	var walk func(n *xhtml.Node)
+	walk = func(n *xhtml.Node) {
+		for _, a := range n.Attr {
+			if a.Key == "id" && !strings.HasPrefix(a.Val, IDPrefix) {
+				t.Errorf("id %q lacks the prefix in %s", a.Val, got)
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	for _, n := range nodes {
+		walk(n)
+	}
+}
+
+// TestSanitizePolicy checks that a Policy value, not code, decides ids,
+// classes and images, as a stricter policy for remote HTML will.
+func TestSanitizePolicy(t *testing.T) {
+	in := `<h2 id="x">h</h2><a href="#x" class="mention">m</a><code class="language-go">c</code><img src="https://e.example/a.png" alt="a">`
+	for _, tc := range []struct {
+		name string
+		p    Policy
+		want string
+	}{
+		{"article", ArticlePolicy(), `<h2 id="user-content-x">h</h2><a href="#user-content-x" class="mention" rel="nofollow noreferrer">m</a>` +
+			`<code class="language-go">c</code><img src="https://e.example/a.png" alt="a"/>`},
+		{"strict", Policy{NoImages: true}, `<h2>h</h2><a href="#x" rel="nofollow noreferrer">m</a><code>c</code>`},
+		{"mentions only", Policy{IDPrefix: "remote-", Class: func(el, v string) bool { return el == "a" && v == "mention" }},
+			`<h2 id="remote-x">h</h2><a href="#remote-x" class="mention" rel="nofollow noreferrer">m</a><code>c</code><img src="https://e.example/a.png" alt="a"/>`},
+	} {
+		if got := Sanitize(in, tc.p); got != tc.want {
+			t.Errorf("Sanitize with the %s policy\n got %s\nwant %s", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestSanitizeStripsControls checks remote HTML too loses its control
+// characters, written raw or as character references. (&#x85; is not one:
+// HTML maps it to U+2026 as windows-1252 would.)
+func TestSanitizeStripsControls(t *testing.T) {
+	in := "<p>a\x07b&#27;[2Jc\u0085d\x7fe</p>"
+	if got, want := Sanitize(in, ArticlePolicy()), "<p>ab[2Jcde</p>"; got != want {
+		t.Errorf("Sanitize(%q) = %q; want %q", in, got, want)
 	}
 }

@@ -32,6 +32,9 @@ var usernameRE = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
 // ValidateUsername checks the local part of @username@domain: ASCII letters,
 // digits and underscore, as Mastodon requires for WebFinger addresses.
 func ValidateUsername(u string) error {
+	if err := murlog.CheckName("username", u); err != nil {
+		return err
+	}
 	if u == "" {
 		return murlog.Invalid("username", "is required")
 	}
@@ -44,8 +47,12 @@ func ValidateUsername(u string) error {
 	return nil
 }
 
-// ValidateDisplayName checks a display name.
+// ValidateDisplayName checks a display name: one line, no control or
+// bidirectional control characters, at most MaxDisplayName characters.
 func ValidateDisplayName(s string) error {
+	if err := murlog.CheckName("display_name", s); err != nil {
+		return err
+	}
 	if utf8.RuneCountInString(s) > MaxDisplayName {
 		return murlog.Invalid("display_name", "must be at most %d characters", MaxDisplayName)
 	}
@@ -161,12 +168,21 @@ func (s *Service) Update(ctx context.Context, u Update) (*murlog.Persona, error)
 
 func (u *Update) validate() error {
 	if u.DisplayName != nil {
-		if err := ValidateDisplayName(*u.DisplayName); err != nil {
+		v := strings.TrimSpace(*u.DisplayName)
+		u.DisplayName = &v
+		if err := ValidateDisplayName(v); err != nil {
 			return err
 		}
 	}
-	if u.Summary != nil && utf8.RuneCountInString(*u.Summary) > MaxSummary {
-		return murlog.Invalid("summary", "must be at most %d characters", MaxSummary)
+	if u.Summary != nil {
+		v, err := murlog.CheckText("summary", *u.Summary)
+		if err != nil {
+			return err
+		}
+		if utf8.RuneCountInString(v) > MaxSummary {
+			return murlog.Invalid("summary", "must be at most %d characters", MaxSummary)
+		}
+		u.Summary = &v
 	}
 	if u.Fields != nil {
 		fs := *u.Fields
@@ -175,6 +191,14 @@ func (u *Update) validate() error {
 		}
 		for i := range fs {
 			fs[i].Name, fs[i].Value = strings.TrimSpace(fs[i].Name), strings.TrimSpace(fs[i].Value)
+			if err := murlog.CheckName("fields", fs[i].Name); err != nil {
+				return murlog.Invalid("fields", "field %d name %s", i+1, murlog.ErrorMessage(err))
+			}
+			v, err := murlog.CheckText("fields", fs[i].Value)
+			if err != nil {
+				return murlog.Invalid("fields", "field %d value %s", i+1, murlog.ErrorMessage(err))
+			}
+			fs[i].Value = v
 			if fs[i].Name == "" {
 				return murlog.Invalid("fields", "field %d needs a name", i+1)
 			}
@@ -189,6 +213,9 @@ func (u *Update) validate() error {
 	}{{"avatar_path", u.AvatarPath}, {"header_path", u.HeaderPath}} {
 		if m.v == nil {
 			continue
+		}
+		if _, err := murlog.CheckText(m.name, *m.v); err != nil {
+			return err
 		}
 		if len(*m.v) > MaxMediaPath || strings.Contains(*m.v, "..") || strings.HasPrefix(*m.v, "/") {
 			return murlog.Invalid(m.name, "must be a media path such as avatars/abc.png")

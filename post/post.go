@@ -24,6 +24,10 @@ const (
 	MaxSummary  = 1000
 	DefaultPage = 20
 	MaxPage     = 100
+	// MaxPublicPage is the largest page an anonymous reader may ask for:
+	// a page of posts is the most expensive answer the API gives, and
+	// anonymous callers are the ones who could ask for it in a loop.
+	MaxPublicPage = 20
 )
 
 // Publish says what to do with published_at.
@@ -275,11 +279,8 @@ type ListInput struct {
 // List returns a page of posts, newest first, and the cursor for the next
 // page ("" at the end).
 func (s *Service) List(ctx context.Context, in ListInput) ([]*murlog.Post, string, error) {
-	if in.Limit == 0 {
-		in.Limit = DefaultPage
-	}
-	if in.Limit < 1 || in.Limit > MaxPage {
-		return nil, "", murlog.Invalid("limit", "must be between 1 and %d", MaxPage)
+	if err := validList(&in); err != nil {
+		return nil, "", err
 	}
 	if in.Cursor != "" && !murlog.ValidID(in.Cursor) {
 		return nil, "", murlog.Invalid("cursor", "is not a valid cursor")
@@ -309,6 +310,21 @@ func (s *Service) List(ctx context.Context, in ListInput) ([]*murlog.Post, strin
 	return out, next, nil
 }
 
+// validList applies the default page size and the page limits, which are
+// lower for anonymous readers.
+func validList(in *ListInput) error {
+	if in.Limit == 0 {
+		in.Limit = DefaultPage
+	}
+	if in.Audience != murlog.AudienceOwner && (in.Limit < 1 || in.Limit > MaxPublicPage) {
+		return murlog.Invalid("limit", "must be between 1 and %d when not logged in (the owner may ask for up to %d)", MaxPublicPage, MaxPage)
+	}
+	if in.Limit < 1 || in.Limit > MaxPage {
+		return murlog.Invalid("limit", "must be between 1 and %d", MaxPage)
+	}
+	return nil
+}
+
 // personaID resolves "" to the primary persona and checks that an explicit
 // id exists.
 func personaID(tx store.Tx, id string) (string, error) {
@@ -324,6 +340,9 @@ func personaID(tx store.Tx, id string) (string, error) {
 
 // prepare validates p's editable fields and renders its content.
 func (s *Service) prepare(p *murlog.Post) error {
+	if err := checkTexts(p); err != nil {
+		return err
+	}
 	switch p.Kind {
 	case murlog.KindNote:
 		if p.Title != "" {
@@ -351,9 +370,6 @@ func (s *Service) prepare(p *murlog.Post) error {
 	default:
 		return murlog.Invalid("kind", "must be note or article")
 	}
-	if !utf8.ValidString(p.Source) || !utf8.ValidString(p.Title) || !utf8.ValidString(p.Summary) {
-		return murlog.Invalid("content", "is not valid UTF-8")
-	}
 	if utf8.RuneCountInString(p.Summary) > MaxSummary {
 		return murlog.Invalid("summary", "must be at most %d characters", MaxSummary)
 	}
@@ -373,6 +389,22 @@ func (s *Service) prepare(p *murlog.Post) error {
 		r = s.renderer.Note(p.Source)
 	}
 	p.Content, p.Tags = r.HTML, r.Tags
+	return nil
+}
+
+// checkTexts runs the text check over every text field of p, keeping the
+// normalised line breaks, before anything measures or renders them.
+func checkTexts(p *murlog.Post) error {
+	for _, f := range []struct {
+		name string
+		v    *string
+	}{{"content", &p.Source}, {"title", &p.Title}, {"summary", &p.Summary}, {"language", &p.Language}} {
+		v, err := murlog.CheckText(f.name, *f.v)
+		if err != nil {
+			return err
+		}
+		*f.v = v
+	}
 	return nil
 }
 

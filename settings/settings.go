@@ -72,21 +72,30 @@ type Update struct {
 func (s *Service) Update(ctx context.Context, u Update) (*Site, error) {
 	set := map[string]string{}
 	if u.Title != nil {
-		v := strings.TrimSpace(*u.Title)
+		v, err := murlog.CheckText("title", strings.TrimSpace(*u.Title))
+		if err != nil {
+			return nil, err
+		}
 		if utf8.RuneCountInString(v) > MaxTitle {
 			return nil, murlog.Invalid("title", "must be at most %d characters", MaxTitle)
 		}
 		set[keyTitle] = v
 	}
 	if u.Description != nil {
-		v := strings.TrimSpace(*u.Description)
+		v, err := murlog.CheckText("description", strings.TrimSpace(*u.Description))
+		if err != nil {
+			return nil, err
+		}
 		if utf8.RuneCountInString(v) > MaxDescription {
 			return nil, murlog.Invalid("description", "must be at most %d characters", MaxDescription)
 		}
 		set[keyDescription] = v
 	}
 	if u.Language != nil {
-		v := strings.TrimSpace(*u.Language)
+		v, err := murlog.CheckText("language", strings.TrimSpace(*u.Language))
+		if err != nil {
+			return nil, err
+		}
 		if v != "" && !murlog.ValidLanguage(v) {
 			return nil, murlog.Invalid("language", "must be a language tag such as ja or en-US")
 		}

@@ -1,6 +1,10 @@
 package setup
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/murlog/murlog"
+)
 
 func TestValidateDomain(t *testing.T) {
 	for _, tc := range []struct {
@@ -14,6 +18,26 @@ func TestValidateDomain(t *testing.T) {
 	} {
 		if err := ValidateDomain(tc.d); (err == nil) != tc.ok {
 			t.Errorf("ValidateDomain(%q) = %v; want ok=%v", tc.d, err, tc.ok)
+		}
+	}
+}
+
+// TestValidateRefusesSpoofingNames covers issue 6 point 11 for the wizard:
+// the username and display name get the same name check as the API.
+func TestValidateRefusesSpoofingNames(t *testing.T) {
+	for _, tc := range []struct{ user, display, field string }{
+		{"alice", "\u202eecila", "display_name"},
+		{"alice", "Al\u2066ice", "display_name"},
+		{"alice", "bell\a", "display_name"},
+		{"al\u202eice", "Alice", "username"},
+		{"al\x00ice", "Alice", "username"},
+		{"alice", "caf\xe9", "display_name"},
+	} {
+		in := &Input{Domain: "example.com", Username: tc.user, DisplayName: tc.display,
+			Password: "correct horse battery", PasswordConfirm: "correct horse battery"}
+		errs := Validate(in)
+		if len(errs) != 1 || murlog.AsError(errs[0]).Field != tc.field {
+			t.Errorf("Validate(username %q, display name %q) = %v; want one error on %s", tc.user, tc.display, errs, tc.field)
 		}
 	}
 }

@@ -1,0 +1,142 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/auth"
+)
+
+// TestAnonymousBatchesInFlightAreCapped holds MaxAnonBatches anonymous
+// batches open (their bodies never finish) and checks that the next one is
+// refused with 503 and Retry-After before its body is read, while single
+// anonymous calls and the owner's batches still go through.
+func TestAnonymousBatchesInFlightAreCapped(t *testing.T) {
+	s := New(Deps{}, slog.New(slog.DiscardHandler))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Test-Owner") != "" {
+			r = r.WithContext(auth.WithCaller(r.Context(), &auth.Caller{Owner: true, Via: "token"}))
+		}
+		s.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+
+	post := func(body io.Reader, owner bool) (*http.Response, error) {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, body)
+		req.Header.Set("Content-Type", "application/json")
+		if owner {
+			req.Header.Set("X-Test-Owner", "1")
+		}
+		return http.DefaultClient.Do(req)
+	}
+
+	type held struct {
+		w    *io.PipeWriter
+		done chan int
+	}
+	var open []held
+	for range MaxAnonBatches {
+		pr, pw := io.Pipe()
+		h := held{w: pw, done: make(chan int, 1)}
+		go func() {
+			resp, err := post(pr, false)
+			if err != nil {
+				h.done <- -1
+				return
+			}
+			resp.Body.Close()
+			h.done <- resp.StatusCode
+		}()
+		go pw.Write([]byte(`  [`))
+		open = append(open, h)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(s.anonBatches) < MaxAnonBatches {
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d of %d held batches took a slot", len(s.anonBatches), MaxAnonBatches)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+
+	call := `{"jsonrpc":"2.0","method":"no.such","id":1}`
+	resp, err := post(strings.NewReader("["+call+"]"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Error struct {
+			Message string `json:"message"`
+			Data    struct {
+				Code string `json:"code"`
+			} `json:"data"`
+		} `json:"error"`
+	}
+	json.NewDecoder(resp.Body).Decode(&v)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" ||
+		v.Error.Data.Code != string(murlog.EUnavailable) || !strings.Contains(v.Error.Message, "in flight") {
+		t.Errorf("anonymous batch %d = HTTP %d Retry-After %q %+v; want 503 unavailable with Retry-After naming the limit",
+			MaxAnonBatches+1, resp.StatusCode, resp.Header.Get("Retry-After"), v.Error)
+	}
+	for _, tc := range []struct {
+		name  string
+		body  string
+		owner bool
+	}{{"anonymous single call", call, false}, {"owner batch", "[" + call + "]", true}} {
+		resp, err := post(strings.NewReader(tc.body), tc.owner)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusServiceUnavailable {
+			t.Errorf("%s while anonymous batches are at the cap = 503; want it served", tc.name)
+		}
+	}
+
+	for _, h := range open {
+		h.w.Write([]byte(call + "]"))
+		h.w.Close()
+		if got := <-h.done; got != http.StatusOK {
+			t.Errorf("held batch finished with HTTP %d; want 200", got)
+		}
+	}
+	resp, err = post(strings.NewReader("["+call+"]"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("anonymous batch after the others finished = %d; want 200 (slots released)", resp.StatusCode)
+	}
+}
+
+// TestBudgetRefusesWhatDoesNotFit checks the budget on its own: a result
+// larger than what is left is replaced by an error naming the limit, and
+// every later call gets the same error.
+func TestBudgetRefusesWhatDoesNotFit(t *testing.T) {
+	b := &budget{limit: 200}
+	small := &response{JSONRPC: "2.0", ID: json.RawMessage("1"), Result: "ok"}
+	big := &response{JSONRPC: "2.0", ID: json.RawMessage("2"), Result: strings.Repeat("x", 300)}
+	out, sent := b.encode(small)
+	if sent != small || !bytes.Contains(out, []byte(`"result":"ok"`)) {
+		t.Fatalf("small result = %s; want it sent as is", out)
+	}
+	out, sent = b.encode(big)
+	if sent.Error == nil || !strings.Contains(sent.Error.Message, "response budget of 200 bytes") || len(out) > 400 {
+		t.Fatalf("result over the budget = %s; want the budget error", out)
+	}
+	if sent.status != http.StatusBadRequest || sent.Error.Data.Code != murlog.EInvalid || !bytes.Contains(out, []byte(`"id":2`)) {
+		t.Errorf("budget error = HTTP %d %s; want 400 invalid with the call's id", sent.status, out)
+	}
+	if out, sent = b.encode(small); sent.Error == nil {
+		t.Errorf("call after the budget was spent = %s; want the budget error", out)
+	}
+}
