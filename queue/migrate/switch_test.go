@@ -26,9 +26,18 @@ func TestSwitchContract(t *testing.T) {
 		{"Phase3SingleWriteNew", migrate.New, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			queuetest.Run(t, func(t *testing.T, c *queuetest.Clock) queuetest.Subject {
-				_, _, oldQ, newQ := pair(t, c.Now)
-				s := migrate.NewSwitch(oldQ, newQ, tc.read)
+			queuetest.Run(t, func(t *testing.T, c *queuetest.Clock, o queue.Options) queuetest.Subject {
+				// The side read counts what the suite checks; the copies
+				// written to the other side count elsewhere (in
+				// production, each queue's own database).
+				other := o
+				other.Counters = &queuetest.Counter{}
+				oldDB, newDB, _, _ := pairWith(t, c.Now, o)
+				oldO, newO := o, other
+				if tc.read == migrate.New {
+					oldO, newO = other, o
+				}
+				s := migrate.NewSwitch(queue.New(oldDB.Queue(), oldO), queue.New(newDB.Queue(), newO), tc.read)
 				s.SetSingleWrite(tc.single)
 				s.Poll = 20 * time.Millisecond
 				return s

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/queue/queuetest"
@@ -14,17 +13,15 @@ import (
 var ctx = context.Background()
 
 func TestQueueContract(t *testing.T) {
-	queuetest.Run(t, func(t *testing.T, c *queuetest.Clock) queuetest.Subject {
-		q := MustOpen(t, c.Now).Queue()
-		q.Poll = 20 * time.Millisecond
-		return q
+	queuetest.RunEngine(t, func(t *testing.T, c *queuetest.Clock) queue.Engine {
+		return MustOpen(t, c.Now).Queue()
 	})
 }
 
 func TestTransactionalEnqueue(t *testing.T) {
 	db := MustOpen(t, nil)
-	q := db.Queue()
-	j := queue.NewJob("deliver_post", []byte(`{}`))
+	q := queue.New(db.Queue(), queue.Options{})
+	j := queue.NewJob("post.publish", []byte(`{}`))
 	err := db.Update(ctx, func(tx store.Tx) error {
 		if err := tx.Settings().Set("post", "written"); err != nil {
 			return err
