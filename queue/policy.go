@@ -2,6 +2,7 @@ package queue
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -120,7 +121,8 @@ func errText(err error) string {
 	}
 	s := err.Error()
 	if len(s) > MaxReason {
-		s = s[:MaxReason]
+		// Cut on a character boundary: the reason is shown as JSON text.
+		s = strings.ToValidUTF8(s[:MaxReason], "")
 	}
 	return s
 }
