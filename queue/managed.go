@@ -165,6 +165,10 @@ func (m *Managed) HealthCheck(ctx context.Context) error { return m.e.HealthChec
 // Provider implements Queue.
 func (m *Managed) Provider() string { return m.e.Provider() }
 
+// Inspects reports whether the engine answers inspection; without it
+// every Inspector method fails as unavailable.
+func (m *Managed) Inspects() bool { return m.in != nil }
+
 func (m *Managed) inspector() (EngineInspector, error) {
 	if m.in == nil {
 		return nil, murlog.Errorf(murlog.EUnavailable, "the %s queue cannot be inspected", m.e.Provider())

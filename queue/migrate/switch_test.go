@@ -351,3 +351,28 @@ func TestSwitchAckRetry(t *testing.T) {
 		t.Errorf("back on old, claimed %d (err %v); want the one job not yet run there", len(got), err)
 	}
 }
+
+// bareEngine is the SQLite engine with its inspection hidden, standing in
+// for a broker engine that cannot answer counts.
+type bareEngine struct{ queue.Engine }
+
+// TestSwitchOverEngineWithoutInspection: a side whose engine cannot be
+// inspected does not hold reads fenced forever (there is nothing to ask),
+// and inspection of the read side says it is unavailable.
+func TestSwitchOverEngineWithoutInspection(t *testing.T) {
+	oldDB, _, _, newQ := pair(t, nil)
+	oldQ := queue.New(bareEngine{oldDB.Queue()}, queue.Options{})
+	if oldQ.Inspects() {
+		t.Fatal("Managed over an engine without inspection says it inspects")
+	}
+	s := migrate.NewSwitch(oldQ, newQ, migrate.New) // fenced against the old side at start
+	must(t, s.Enqueue(ctx, queue.NewJob("test.bare", []byte(`{}`))))
+	js, err := s.DequeueBatch(ctx, nil, 10)
+	if err != nil || len(js) != 1 {
+		t.Fatalf("claim from the new side with an uninspectable old side = %d jobs, %v; want the job", len(js), err)
+	}
+	s.SetReadFrom(migrate.Old)
+	if _, err := s.Counts(ctx); murlog.ErrorCode(err) != murlog.EUnavailable {
+		t.Errorf("Counts with an uninspectable read side = %v; want unavailable", err)
+	}
+}
