@@ -29,11 +29,11 @@ type Options struct {
 // counts enqueues, finished runs, dead letters and durations once each,
 // for the runs whose settlement applied. It is safe for concurrent use.
 type Managed struct {
-	e   Engine
-	in  EngineInspector // nil when the engine cannot inspect
-	c   Counters        // nil: not counted
-	ps  Policies
-	pol time.Duration
+	e    Engine
+	in   EngineInspector // nil when the engine cannot inspect
+	c    Counters        // nil: not counted
+	ps   Policies
+	poll time.Duration
 }
 
 var (
@@ -43,7 +43,7 @@ var (
 
 // New returns the queue over e.
 func New(e Engine, o Options) *Managed {
-	m := &Managed{e: e, c: o.Counters, ps: o.Policies, pol: o.Poll}
+	m := &Managed{e: e, c: o.Counters, ps: o.Policies, poll: o.Poll}
 	m.in, _ = e.(EngineInspector)
 	if m.c == nil {
 		m.c, _ = e.(Counters)
@@ -115,7 +115,7 @@ func (m *Managed) DequeueBatch(ctx context.Context, topics []string, max int) ([
 // Dequeue implements Queue: it claims one job, waiting for the engine's
 // wake-up or Poll.
 func (m *Managed) Dequeue(ctx context.Context, topics []string) (*Job, error) {
-	return PollDequeue(ctx, m.e.Claim, topics, m.e.Woken(), m.pol)
+	return PollDequeue(ctx, m.e.Claim, topics, m.e.Woken(), m.poll)
 }
 
 // Ack implements Queue.
