@@ -236,18 +236,36 @@ func TestAdaptiveConcurrency(t *testing.T) {
 
 // TestBurstScalesUp starts with a short queue, then a fan-out lands: the
 // worker re-evaluates every 10 jobs and scales up within the same run.
+// Barriers, not sleeps, order it: the first jobs hold until the burst is
+// queued, so the next look at the depth must see it, and the burst's jobs
+// hold until the maximum of them run at once.
 func TestBurstScalesUp(t *testing.T) {
 	e := newEnv(t)
+	started := make(chan struct{}, 20)
+	burstIn, full, expired := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	timer := time.AfterFunc(10*time.Second, func() { close(expired) })
+	defer timer.Stop()
 	var cur, peak atomic.Int32
 	var once sync.Once
-	e.reg.Handle("test.burst", func(context.Context, *queue.Job) error {
-		once.Do(func() { e.enqueue(t, "test.burst", `{}`, 800) })
+	e.reg.Handle("test.burst", func(_ context.Context, j *queue.Job) error {
+		if string(j.Payload) != `{"burst":true}` {
+			started <- struct{}{}
+			<-burstIn
+			return nil
+		}
 		n := cur.Add(1)
+		defer cur.Add(-1)
 		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
 		}
-		time.Sleep(20 * time.Millisecond)
-		cur.Add(-1)
-		return nil
+		if n >= DefaultMaxConcurrency {
+			once.Do(func() { close(full) })
+		}
+		select {
+		case <-full:
+			return nil
+		case <-expired:
+			return queue.Permanent(errors.New("the burst never ran at full concurrency"))
+		}
 	}, queue.Policy{})
 	e.enqueue(t, "test.burst", `{}`, 20)
 	var gauge atomic.Int32
@@ -256,11 +274,19 @@ func TestBurstScalesUp(t *testing.T) {
 			gauge.Store(int32(n))
 		}
 	}})
-	if n, _ := w.RunBatch(ctx, 32, time.Minute); n != 820 {
+	done := make(chan int)
+	go func() { n, _ := w.RunBatch(ctx, 32, time.Minute); done <- n }()
+	for i := 0; i < DefaultMinConcurrency; i++ {
+		<-started // the short queue runs at the minimum
+	}
+	e.enqueue(t, "test.burst", `{"burst":true}`, 800)
+	close(burstIn)
+	if n := <-done; n != 820 {
 		t.Fatalf("finished %d; want 820", n)
 	}
-	if gauge.Load() != 32 || peak.Load() <= 20 {
-		t.Errorf("after a burst of 800: concurrency raised to %d, %d jobs seen at once; want 32 and more than 20", gauge.Load(), peak.Load())
+	if gauge.Load() != DefaultMaxConcurrency || peak.Load() != DefaultMaxConcurrency || e.count(t, queue.StateDead) != 0 {
+		t.Errorf("after a burst of 800: concurrency raised to %d, %d burst jobs at once, %d gave up; want %d, %d and 0",
+			gauge.Load(), peak.Load(), e.count(t, queue.StateDead), DefaultMaxConcurrency, DefaultMaxConcurrency)
 	}
 }
 
