@@ -39,7 +39,7 @@ func TestSwitchContract(t *testing.T) {
 				}
 				s := migrate.NewSwitch(queue.New(oldDB.Queue(), oldO), queue.New(newDB.Queue(), newO), tc.read)
 				s.SetSingleWrite(tc.single)
-				s.Poll = 20 * time.Millisecond
+				s.Poll = o.Poll
 				return s
 			})
 		})
