@@ -23,8 +23,8 @@ type jobResult struct {
 func TestQueueMethods(t *testing.T) {
 	s := testsite.New(t)
 	reg := s.App.Registry()
-	reg.Handle("test.fail", func(ctx context.Context, j *queue.Job) error { return queue.Permanent(errors.New("gone for good")) })
-	reg.Handle("test.ok", func(ctx context.Context, j *queue.Job) error { return nil })
+	reg.Handle("test.fail", func(ctx context.Context, j *queue.Job) error { return queue.Permanent(errors.New("gone for good")) }, queue.Policy{})
+	reg.Handle("test.ok", func(ctx context.Context, j *queue.Job) error { return nil }, queue.Policy{})
 	var failed queue.Job
 	err := s.App.Store().Update(ctx, func(tx store.Tx) error {
 		failed = queue.NewJob("test.fail", []byte(`{"why":"demo"}`))

@@ -81,8 +81,8 @@ type runtime struct {
 	auth      *auth.Service
 	setup     *setup.Service
 	api       http.Handler
-	queue     *sqlite.Queue // the embedded queue: transactional enqueue writes here
-	jobs      jobQueue      // what workers read: queue, or a migration Switch
+	queue     *queue.Managed // the embedded queue: transactional enqueue writes here
+	jobs      jobQueue       // what workers read: queue, or a migration Switch
 	wake      <-chan struct{}
 	secondary *sqlite.DB    // the queue being migrated to (queue_dual_write)
 	ledger    worker.Ledger // run-once ledger while migrating
@@ -139,7 +139,7 @@ func (a *App) Store() store.Store {
 }
 
 // Queue returns the embedded job queue, nil before setup step 1.
-func (a *App) Queue() *sqlite.Queue {
+func (a *App) Queue() *queue.Managed {
 	if rt := a.rt.Load(); rt != nil {
 		return rt.queue
 	}
@@ -334,5 +334,5 @@ func (m metricsSource) Counts(ctx context.Context) ([]queue.Count, error) {
 }
 
 func (m metricsSource) Samples(ctx context.Context) ([]queue.Sample, error) {
-	return m.rt.queue.Samples(ctx)
+	return m.rt.db.Queue().Samples(ctx)
 }

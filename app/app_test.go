@@ -28,7 +28,7 @@ var ctx = context.Background()
 func TestServeRunsTheWorker(t *testing.T) {
 	s := testsite.New(t)
 	ran := make(chan time.Time, 10)
-	s.App.Registry().Handle("test.serve", func(context.Context, *queue.Job) error { ran <- time.Now(); return nil })
+	s.App.Registry().Handle("test.serve", func(context.Context, *queue.Job) error { ran <- time.Now(); return nil }, queue.Policy{})
 	sctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	ready := make(chan net.Addr, 1)
@@ -65,7 +65,7 @@ func TestServeRunsTheWorker(t *testing.T) {
 // traceparent of the job it enqueued, and in the job's log lines.
 func TestTraceFollowsTheJob(t *testing.T) {
 	s := testsite.New(t)
-	s.App.Registry().Handle("test.traced", func(context.Context, *queue.Job) error { return nil })
+	s.App.Registry().Handle("test.traced", func(context.Context, *queue.Job) error { return nil }, queue.Policy{})
 	reqLog := &testsite.SyncBuffer{}
 	h := httpd.Log(slog.New(slog.NewJSONHandler(reqLog, nil)), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		err := s.App.Store().Update(r.Context(), func(tx store.Tx) error {
@@ -106,8 +106,8 @@ func TestMetricsEndpoint(t *testing.T) {
 	const token = "metrics-token-0123456789"
 	s := testsite.Start(t, testsite.Options{Env: map[string]string{"MURLOG_METRICS_TOKEN": token}})
 	reg := s.App.Registry()
-	reg.Handle("test.m.ok", func(context.Context, *queue.Job) error { time.Sleep(30 * time.Millisecond); return nil })
-	reg.Handle("test.m.bad", func(context.Context, *queue.Job) error { return queue.Permanent(errors.New("no")) })
+	reg.Handle("test.m.ok", func(context.Context, *queue.Job) error { time.Sleep(30 * time.Millisecond); return nil }, queue.Policy{})
+	reg.Handle("test.m.bad", func(context.Context, *queue.Job) error { return queue.Permanent(errors.New("no")) }, queue.Policy{})
 	s.App.Store().Update(ctx, func(tx store.Tx) error {
 		return tx.Jobs().Enqueue(queue.NewJob("test.m.ok", nil), queue.NewJob("test.m.ok", nil), queue.NewJob("test.m.bad", nil),
 			queue.Job{ID: queue.NewJob("x", nil).ID, Topic: "test.m.later", Payload: []byte("{}"), Delay: time.Hour})

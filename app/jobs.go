@@ -27,11 +27,13 @@ type jobQueue interface {
 }
 
 // wireJobs wires the queue and the worker's handlers of a runtime: the
-// embedded SQLite queue (rt.queue, which transactional enqueue writes),
-// and, while moving to another provider (queue_dual_write), the Switch
-// the workers read through, with the run-once ledger.
+// registry of handlers and their policies, the embedded SQLite queue
+// (rt.queue, which transactional enqueue writes) retrying by those
+// policies, and, while moving to another provider (queue_dual_write), the
+// Switch the workers read through, with the run-once ledger.
 func (a *App) wireJobs(ctx context.Context, rt *runtime) error {
-	rt.queue = rt.db.Queue()
+	rt.registry = worker.NewRegistry()
+	rt.queue = queue.New(rt.db.Queue(), queue.Options{Policies: rt.registry})
 	rt.jobs = rt.queue
 	rt.wake = rt.db.Woken()
 	if dsn := rt.cfg.QueueDualWrite; dsn != "" {
@@ -40,7 +42,7 @@ func (a *App) wireJobs(ctx context.Context, rt *runtime) error {
 			return fmt.Errorf("open the secondary queue %s: %w", dsn, err)
 		}
 		rt.secondary = sdb
-		q, err := migrate.FromConfig(rt.queue, sdb.Queue(), !rt.cfg.QueueSingleWrite, rt.cfg.QueueReadFrom)
+		q, err := migrate.FromConfig(rt.queue, rt.queueOf(sdb), !rt.cfg.QueueSingleWrite, rt.cfg.QueueReadFrom)
 		if err != nil {
 			sdb.Close()
 			return err
@@ -48,10 +50,15 @@ func (a *App) wireJobs(ctx context.Context, rt *runtime) error {
 		sw := q.(*migrate.Switch)
 		rt.jobs, rt.wake, rt.ledger = sw, sw.Woken(), rt.db.Ledger()
 	}
-	rt.registry = worker.NewRegistry()
 	worker.RegisterMaintenance(rt.registry, rt.jobs, rt.db, a.opts.Now)
 	post.RegisterJobs(rt.registry, rt.db)
 	return nil
+}
+
+// queueOf returns the queue over db's embedded engine, retrying by the
+// runtime's registered policies.
+func (rt *runtime) queueOf(db *sqlite.DB) *queue.Managed {
+	return queue.New(db.Queue(), queue.Options{Policies: rt.registry})
 }
 
 // relaying reports whether jobs enqueued in the ledger's transactions must
@@ -67,7 +74,7 @@ func (a *App) relay(ctx context.Context, rt *runtime, follow bool) {
 	if !rt.relaying() {
 		return
 	}
-	d, err := migrate.Drain(ctx, rt.queue, rt.queue, rt.secondary.Queue(), migrate.DrainOptions{Follow: follow})
+	d, err := migrate.Drain(ctx, rt.queue, rt.queue, rt.queueOf(rt.secondary), migrate.DrainOptions{Follow: follow})
 	if err != nil && ctx.Err() == nil {
 		a.log.Error("relaying jobs to the secondary queue failed", "err", err)
 	}
@@ -87,7 +94,7 @@ func (a *App) newWorker(rt *runtime, svc string) *worker.Worker {
 		Wake:   rt.wake, Svc: svc,
 		OnConcurrency: func(n int) {
 			// Best effort: a gauge must never hold up jobs.
-			rt.queue.SetGauge(context.Background(), "worker_concurrency", float64(n))
+			rt.db.Queue().SetGauge(context.Background(), "worker_concurrency", float64(n))
 		},
 	}
 	if rt.ledger != nil {
@@ -198,7 +205,7 @@ func (a *App) runOnce(ctx context.Context, rt *runtime, lock *os.File) (int, err
 
 // anyRunnable reports whether a job is runnable in either queue.
 func (a *App) anyRunnable(ctx context.Context, rt *runtime) (bool, error) {
-	ok, err := rt.queue.HasRunnable(ctx)
+	ok, err := rt.db.Queue().HasRunnable(ctx)
 	if err == nil && !ok && rt.secondary != nil {
 		ok, err = rt.secondary.Queue().HasRunnable(ctx)
 	}

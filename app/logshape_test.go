@@ -32,7 +32,7 @@ func TestOneLogShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	a.Registry().Handle("test.shape", func(context.Context, *queue.Job) error { return nil })
+	a.Registry().Handle("test.shape", func(context.Context, *queue.Job) error { return nil }, queue.Policy{})
 	req := httptest.NewRequest("GET", "/healthz", nil)
 	req.Header.Set("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
 	a.ServeHTTP(httptest.NewRecorder(), req)

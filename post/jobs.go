@@ -59,7 +59,10 @@ func publishJob(p *murlog.Post) queue.Job {
 // RegisterJobs registers the post jobs with the worker's registry. They
 // need only the store.
 func RegisterJobs(r *worker.Registry, st store.Store) {
-	worker.Register(r, TopicPublish, func(ctx context.Context, p PublishPayload, _ *queue.Job) error {
+	// Publishing is one local transaction: the default policy's quick
+	// retries (1 s doubling) ride out a busy database or a worker whose
+	// clock runs ahead.
+	worker.Register(r, TopicPublish, queue.DefaultPolicy, func(ctx context.Context, p PublishPayload, _ *queue.Job) error {
 		return publish(ctx, st, p)
 	})
 }

@@ -61,7 +61,7 @@ func newEnv(t *testing.T) *env {
 	}
 	reg := worker.NewRegistry()
 	post.RegisterJobs(reg, db)
-	w := worker.New(worker.Options{Queue: db.Queue(), Registry: reg})
+	w := worker.New(worker.Options{Queue: queue.New(db.Queue(), queue.Options{Policies: reg}), Registry: reg})
 	return &env{t: t, clock: c, db: db, persona: p.ID, worker: w,
 		posts: post.New(db, murlog.Site{Scheme: "https", Domain: "example.com"})}
 }

@@ -56,8 +56,8 @@ type ListQuery struct {
 }
 
 // Inspector is what the owner's tools, metrics and the worker need beyond
-// the queue itself. The SQLite adapter implements it; broker adapters
-// implement what their engine can answer.
+// the queue itself. Managed implements it over an engine's EngineInspector;
+// an engine without one answers every call with an unavailable error.
 type Inspector interface {
 	// Counts returns job counts by topic and state.
 	Counts(ctx context.Context) ([]Count, error)

@@ -1,10 +1,12 @@
 // Package queue is the job queue port. Every side effect murlog performs
 // outside a request — federation deliveries, artifact rebuilds, scheduled
-// publishing, clean-up — is a Job on a topic. Adapters implement Queue:
-// the embedded SQLite queue (store/sqlite, the default, in the same
-// database file so a write and the jobs it causes commit together), and
-// adapters on Redis, RabbitMQ or NATS added later without touching
-// producers or handlers.
+// publishing, clean-up — is a Job on a topic. Producers and workers use
+// Queue. Adapters implement Engine, storage only: the embedded SQLite
+// queue (store/sqlite, the default, in the same database file so a write
+// and the jobs it causes commit together), and engines on Redis, RabbitMQ
+// or NATS added later without touching producers or handlers. Managed
+// turns an Engine into a Queue with what every queue does the same way:
+// validation, trace headers, retries by each topic's Policy, metrics.
 //
 // Delivery is at least once. Job.ID (a UUIDv7 chosen by the producer) is
 // the idempotency key: enqueueing an ID that exists is a no-op, and
@@ -63,7 +65,7 @@ type Status int
 
 const (
 	Success Status = iota // done
-	Retry                 // failed; run again after the topic's backoff, or dead past MaxAttempts
+	Retry                 // failed; run again after the topic's backoff, or dead after its last attempt
 	Dead                  // failed for good; kept as a dead letter
 	// Released hands a claimed job back unrun (a worker shutting down
 	// before starting it): pending again, the attempt not counted.
@@ -126,7 +128,7 @@ func DeadTopic(topic string) string { return topic + deadSuffix }
 const deadSuffix = ".dead"
 
 // ValidTopic checks the topic naming convention: lower-case words of
-// letters, digits and underscores joined by dots ("deliver_note",
+// letters, digits and underscores joined by dots ("post.publish",
 // "queue.cleanup"), at most MaxTopic characters, not ending in ".dead".
 func ValidTopic(t string) error {
 	if t == "" || len(t) > MaxTopic {
@@ -148,8 +150,8 @@ func ValidTopic(t string) error {
 	return nil
 }
 
-// Validate checks a job before it is enqueued. Adapters call it so every
-// adapter refuses the same things.
+// Validate checks a job before it is enqueued. Prepare calls it, so every
+// queue and every transactional enqueue refuses the same things.
 func (j *Job) Validate() error {
 	if !murlog.ValidID(j.ID) {
 		return murlog.Invalid("id", "job id must be a UUID string")

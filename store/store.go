@@ -71,7 +71,9 @@ type FanoutProgress interface {
 
 // Jobs is transactional enqueue. With the embedded queue the jobs are
 // rows of the same database; with an external broker they are an outbox
-// that a relay forwards after commit.
+// that a relay forwards after commit. Adapters prepare the jobs with
+// queue.Prepare (validation, and the trace of the transaction's context),
+// as every queue does.
 type Jobs interface {
 	// Enqueue adds jobs; ids that exist are skipped.
 	Enqueue(jobs ...queue.Job) error

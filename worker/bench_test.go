@@ -28,7 +28,7 @@ func BenchmarkWorkerCycle(b *testing.B) {
 		}
 		mu.Unlock()
 		return nil
-	})
+	}, queue.Policy{})
 	w := e.worker(Options{Wake: e.db.Woken(), Logger: discard()})
 	ctx, cancel := context.WithCancel(context.Background())
 	wg.Add(1)

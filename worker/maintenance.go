@@ -81,9 +81,14 @@ type Vacuumer interface {
 	IncrementalVacuum(ctx context.Context) error
 }
 
-// RegisterMaintenance registers the maintenance handlers: clean-up deletes
-// done jobs older than queue.CompletedRetention (and vacuums), vacuum only
-// vacuums, noop does nothing, sleep is the diagnostics job (see TopicSleep).
+// maintenancePolicy retries a failed clean-up or vacuum a few times; the
+// next hour schedules a fresh one anyway.
+var maintenancePolicy = queue.Policy{MaxAttempts: 3, Backoff: queue.DefaultPolicy.Backoff, Timeout: queue.DefaultTimeout}
+
+// RegisterMaintenance registers the maintenance handlers with their
+// policies: clean-up deletes done jobs older than queue.CompletedRetention
+// (and vacuums), vacuum only vacuums, noop does nothing, sleep is the
+// diagnostics job (see TopicSleep; retried by queue.DefaultPolicy).
 func RegisterMaintenance(r *Registry, in queue.Inspector, v Vacuumer, now func() time.Time) {
 	if now == nil {
 		now = time.Now
@@ -91,8 +96,8 @@ func RegisterMaintenance(r *Registry, in queue.Inspector, v Vacuumer, now func()
 	r.Handle(TopicCleanup, func(ctx context.Context, _ *queue.Job) error {
 		_, err := in.Cleanup(ctx, now().Add(-queue.CompletedRetention))
 		return err
-	})
-	r.Handle(TopicVacuum, func(ctx context.Context, _ *queue.Job) error { return v.IncrementalVacuum(ctx) })
-	r.Handle(TopicNoop, func(context.Context, *queue.Job) error { return nil })
-	r.Handle(TopicSleep, runSleep)
+	}, maintenancePolicy)
+	r.Handle(TopicVacuum, func(ctx context.Context, _ *queue.Job) error { return v.IncrementalVacuum(ctx) }, maintenancePolicy)
+	r.Handle(TopicNoop, func(context.Context, *queue.Job) error { return nil }, queue.DefaultPolicy)
+	r.Handle(TopicSleep, runSleep, queue.DefaultPolicy)
 }

@@ -1,8 +1,9 @@
-// Package worker runs queued jobs: a registry of handlers by topic, and a
-// runner with adaptive concurrency, batched acks, panic isolation, stale
-// recovery and graceful shutdown. The same runner is driven three ways:
-// resident (murlog worker, and inside murlog serve), and as a short-lived
-// batch loop (murlog worker --once) that a CGI request spawns or cron runs.
+// Package worker runs queued jobs: a registry of handlers and policies by
+// topic, and a runner with adaptive concurrency, batched acks, panic
+// isolation, stale recovery and graceful shutdown. The same runner is
+// driven three ways: resident (murlog worker, and inside murlog serve),
+// and as a short-lived batch loop (murlog worker --once) that a CGI
+// request spawns or cron runs.
 package worker
 
 import (
@@ -10,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/murlog/murlog/queue"
 )
@@ -19,61 +21,79 @@ import (
 // wrapped with queue.Permanent.
 type HandlerFunc func(ctx context.Context, job *queue.Job) error
 
-// Registry maps topics to handlers. Job types register next to the domain
-// they serve (for example deliveries in the federation package).
+// Registry maps topics to their handler and policy. Job types register
+// next to the domain they serve (for example deliveries in the federation
+// package, with queue.DeliveryPolicy); neither the queue nor the worker
+// names a topic. It implements queue.Policies, so the queue retries each
+// topic as its owner registered. It is safe for concurrent use.
 type Registry struct {
-	handlers map[string]HandlerFunc
+	mu     sync.RWMutex
+	topics map[string]entry
+}
+
+type entry struct {
+	fn  HandlerFunc
+	pol queue.Policy
 }
 
 // NewRegistry returns an empty registry.
-func NewRegistry() *Registry { return &Registry{handlers: map[string]HandlerFunc{}} }
+func NewRegistry() *Registry { return &Registry{topics: map[string]entry{}} }
 
-// Handle registers fn for topic. Registering a topic twice is a
-// programming error and panics at start-up.
-func (r *Registry) Handle(topic string, fn HandlerFunc) {
+// Handle registers fn and its policy for topic (zero policy fields take
+// queue.DefaultPolicy's). Registering a topic twice is a programming
+// error and panics at start-up.
+func (r *Registry) Handle(topic string, fn HandlerFunc, p queue.Policy) {
 	if err := queue.ValidTopic(topic); err != nil {
 		panic("worker: " + err.Error())
 	}
-	if _, dup := r.handlers[topic]; dup {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, dup := r.topics[topic]; dup {
 		panic("worker: topic registered twice: " + topic)
 	}
-	r.handlers[topic] = fn
+	r.topics[topic] = entry{fn: fn, pol: p.Normal()}
 }
 
 // Register registers a handler whose payload decodes into T. A payload
 // that does not decode can never succeed, so it goes to the dead letters
 // at once with the decoding error as the reason.
-func Register[T any](r *Registry, topic string, fn func(ctx context.Context, payload T, job *queue.Job) error) {
+func Register[T any](r *Registry, topic string, p queue.Policy, fn func(ctx context.Context, payload T, job *queue.Job) error) {
 	r.Handle(topic, func(ctx context.Context, job *queue.Job) error {
-		var p T
-		if err := json.Unmarshal(job.Payload, &p); err != nil {
+		var v T
+		if err := json.Unmarshal(job.Payload, &v); err != nil {
 			return queue.Permanent(fmt.Errorf("payload of %s does not decode: %w", topic, err))
 		}
-		return fn(ctx, p, job)
-	})
+		return fn(ctx, v, job)
+	}, p)
+}
+
+// Policy implements queue.Policies: the registered policy of topic, or
+// queue.DefaultPolicy for a topic nobody registered.
+func (r *Registry) Policy(topic string) queue.Policy {
+	r.mu.RLock()
+	e, ok := r.topics[topic]
+	r.mu.RUnlock()
+	if !ok {
+		return queue.DefaultPolicy
+	}
+	return e.pol
 }
 
 // Topics lists the registered topics, sorted.
 func (r *Registry) Topics() []string {
-	out := make([]string, 0, len(r.handlers))
-	for t := range r.handlers {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]string, 0, len(r.topics))
+	for t := range r.topics {
 		out = append(out, t)
 	}
 	sort.Strings(out)
 	return out
 }
 
-func (r *Registry) lookup(topic string) (HandlerFunc, bool) {
-	h, ok := r.handlers[topic]
-	return h, ok
-}
-
-// FederationTopics are the job types of the federation layer (seed:
-// ジョブ種別). Their handlers register with the federation issue; until
-// then a job on one of them goes to the dead letters as unhandled.
-var FederationTopics = []string{
-	"deliver_post", "deliver_note", "deliver_update", "deliver_delete", "deliver_delete_note",
-	"deliver_announce", "accept_follow", "reject_follow", "send_follow", "send_undo_follow",
-	"send_like", "send_undo_like", "send_announce", "send_undo_announce", "send_block",
-	"send_undo_block", "update_actor",
+func (r *Registry) lookup(topic string) (entry, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	e, ok := r.topics[topic]
+	return e, ok
 }

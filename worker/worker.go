@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/murlog/murlog/queue"
+	"github.com/murlog/murlog/trace"
 )
 
 // Concurrency defaults (seed: アダプティブ並列度). Deliveries wait on remote
@@ -49,6 +49,8 @@ type Ledger interface {
 
 // Options configure a Worker.
 type Options struct {
+	// Queue is built with Registry as its policies (queue.Options), so
+	// the queue settles each result as the worker logs it.
 	Queue     queue.Queue
 	Inspector queue.Inspector // queue depth and maintenance; may be nil
 	Registry  *Registry
@@ -398,10 +400,10 @@ func (r *run) execute(j *queue.Job) {
 			res = queue.Result{Status: queue.Dead, Err: fmt.Errorf("no handler is registered for topic %q", j.Topic)}
 			return
 		}
-		pol := queue.PolicyFor(j.Topic)
-		ctx, cancel := context.WithTimeout(r.jobCtx, pol.Timeout)
+		pol := h.pol
+		ctx, cancel := context.WithTimeout(jobContext(r.jobCtx, j), pol.Timeout)
 		defer cancel()
-		err := h(ctx, j)
+		err := h.fn(ctx, j)
 		switch {
 		case err == nil:
 			res = queue.Result{Status: queue.Success}
@@ -430,10 +432,9 @@ func (r *run) record(o outcome) {
 	}
 	r.finished++
 	event := "job.completed"
-	status := res.Status
-	if status == queue.Retry && j.Attempt >= queue.MaxAttemptsOf(j) {
-		status = queue.Dead
-	}
+	// The queue decides by the same rule when it settles the ack.
+	d := queue.Decide(j, res, r.w.o.Registry.Policy(j.Topic))
+	status := d.Status
 	level := slog.LevelInfo
 	switch status {
 	case queue.Released:
@@ -448,7 +449,7 @@ func (r *run) record(o outcome) {
 		extra = append(extra, slog.String("error", res.Err.Error()))
 	}
 	if status == queue.Retry {
-		extra = append(extra, slog.Duration("retry_in", queue.PolicyFor(j.Topic).Backoff(j.Attempt)))
+		extra = append(extra, slog.Duration("retry_in", d.Delay))
 	}
 	r.logJobLevel(level, j, event, res.Duration, extra...)
 }
@@ -502,18 +503,23 @@ func (r *run) logJobLevel(level slog.Level, j *queue.Job, event string, d time.D
 		slog.String("queue.topic", j.Topic),
 		slog.String("job.id", j.ID),
 		slog.Int("job.attempt", j.Attempt),
-		slog.String("trace_id", TraceID(j.Headers["traceparent"])),
+		slog.String("trace_id", traceID(j)),
 		slog.Float64("duration_ms", float64(d.Microseconds())/1000),
 	}, extra...)
 	r.w.o.Logger.LogAttrs(context.Background(), level, event, attrs...)
 }
 
-// TraceID extracts the trace id from a W3C traceparent header
-// ("00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>"), or "".
-func TraceID(traceparent string) string {
-	parts := strings.Split(traceparent, "-")
-	if len(parts) != 4 || len(parts[1]) != 32 {
-		return ""
+// jobContext returns ctx carrying the job's trace context, so what the
+// handler enqueues (a fan-out's deliveries) continues the job's trace.
+func jobContext(ctx context.Context, j *queue.Job) context.Context {
+	if tc, ok := trace.Parse(j.Headers[trace.Header]); ok {
+		return trace.With(ctx, tc)
 	}
-	return parts[1]
+	return ctx
+}
+
+// traceID returns the trace id of the job's traceparent header, or "".
+func traceID(j *queue.Job) string {
+	tc, _ := trace.Parse(j.Headers[trace.Header])
+	return tc.TraceID
 }

@@ -24,7 +24,7 @@ var ctx = context.Background()
 
 type env struct {
 	db    *sqlite.DB
-	q     *sqlite.Queue
+	q     *queue.Managed
 	clock *queuetest.Clock
 	reg   *Registry
 	logs  *syncBuf
@@ -46,9 +46,9 @@ func newEnv(t testing.TB) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	q := db.Queue()
-	q.Poll = 20 * time.Millisecond
-	return &env{db: db, q: q, clock: c, reg: NewRegistry(), logs: &syncBuf{}}
+	reg := NewRegistry()
+	q := queue.New(db.Queue(), queue.Options{Policies: reg, Poll: 20 * time.Millisecond})
+	return &env{db: db, q: q, clock: c, reg: reg, logs: &syncBuf{}}
 }
 
 func (e *env) worker(o Options) *Worker {
@@ -115,7 +115,7 @@ func TestTypedHandlersAndBadPayloads(t *testing.T) {
 	type greet struct{ Name string }
 	var got []string
 	var mu sync.Mutex
-	Register(e.reg, "test.greet", func(ctx context.Context, p greet, j *queue.Job) error {
+	Register(e.reg, "test.greet", queue.Policy{}, func(ctx context.Context, p greet, j *queue.Job) error {
 		mu.Lock()
 		got = append(got, p.Name)
 		mu.Unlock()
@@ -148,9 +148,9 @@ func TestTypedHandlersAndBadPayloads(t *testing.T) {
 
 func TestPanickingHandlerDiesAloneAfterItsAttempts(t *testing.T) {
 	e := newEnv(t)
-	e.reg.Handle("test.panic", func(context.Context, *queue.Job) error { panic("kaboom") })
+	e.reg.Handle("test.panic", func(context.Context, *queue.Job) error { panic("kaboom") }, queue.Policy{})
 	var ok atomic.Int32
-	e.reg.Handle("test.ok", func(context.Context, *queue.Job) error { ok.Add(1); return nil })
+	e.reg.Handle("test.ok", func(context.Context, *queue.Job) error { ok.Add(1); return nil }, queue.Policy{})
 	e.enqueue(t, "test.panic", `{}`, 1)
 	e.enqueue(t, "test.ok", `{}`, 10)
 	w := e.worker(Options{})
@@ -174,36 +174,46 @@ func TestPanickingHandlerDiesAloneAfterItsAttempts(t *testing.T) {
 
 func TestPermanentErrorGoesDeadAtOnce(t *testing.T) {
 	e := newEnv(t)
-	e.reg.Handle("deliver_note", func(context.Context, *queue.Job) error {
+	e.reg.Handle("test.permanent", func(context.Context, *queue.Job) error {
 		return queue.Permanent(errors.New("the post was deleted"))
-	})
-	e.enqueue(t, "deliver_note", `{}`, 1)
+	}, queue.Policy{})
+	e.enqueue(t, "test.permanent", `{}`, 1)
 	e.worker(Options{}).RunBatch(ctx, 20, time.Second)
 	if d := e.dead(t); len(d) != 1 || d[0].Attempt != 1 || d[0].LastError != "the post was deleted" {
 		t.Errorf("dead = %+v; want one dead letter after 1 attempt", d)
 	}
 }
 
-// TestAdaptiveConcurrency holds every job until the test has seen how many
-// run at once: a deep queue scales up to the maximum.
+// TestAdaptiveConcurrency holds every job at a barrier until as many run
+// at once as the queue depth calls for, so the peak is what the worker
+// allowed, not what timing let through: a deep queue scales up to the
+// maximum, and a run that never reaches the wanted concurrency fails
+// rather than passing by luck.
 func TestAdaptiveConcurrency(t *testing.T) {
 	for _, tc := range []struct {
 		jobs, want int
 	}{{50, 8}, {300, 20}, {700, 32}} {
 		e := newEnv(t)
 		var cur, peak atomic.Int32
+		release, expired := make(chan struct{}), make(chan struct{})
+		var once sync.Once
+		timer := time.AfterFunc(10*time.Second, func() { close(expired) })
 		e.reg.Handle("test.hold", func(context.Context, *queue.Job) error {
 			n := cur.Add(1)
-			for {
-				p := peak.Load()
-				if n <= p || peak.CompareAndSwap(p, n) {
-					break
-				}
+			defer cur.Add(-1)
+			for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
 			}
-			time.Sleep(5 * time.Millisecond)
-			cur.Add(-1)
-			return nil
-		})
+			if int(n) >= tc.want {
+				once.Do(func() { close(release) })
+			}
+			select {
+			case <-release:
+				return nil
+			case <-expired:
+				return queue.Permanent(errors.New("the wanted concurrency was never reached"))
+			}
+		}, queue.Policy{})
+		defer timer.Stop()
 		e.enqueue(t, "test.hold", `{}`, tc.jobs)
 		var reported []int
 		var mu sync.Mutex
@@ -215,6 +225,9 @@ func TestAdaptiveConcurrency(t *testing.T) {
 		if int(peak.Load()) != tc.want {
 			t.Errorf("%d jobs queued: peak concurrency %d; want %d", tc.jobs, peak.Load(), tc.want)
 		}
+		if d := e.count(t, queue.StateDead); d != 0 {
+			t.Errorf("%d jobs queued: %d gave up at the barrier; want all to run with %d at once", tc.jobs, d, tc.want)
+		}
 		if len(reported) == 0 || reported[0] != tc.want || reported[len(reported)-1] != 0 {
 			t.Errorf("%d jobs: concurrency gauge %v; want to start at %d and end at 0", tc.jobs, reported, tc.want)
 		}
@@ -223,19 +236,37 @@ func TestAdaptiveConcurrency(t *testing.T) {
 
 // TestBurstScalesUp starts with a short queue, then a fan-out lands: the
 // worker re-evaluates every 10 jobs and scales up within the same run.
+// Barriers, not sleeps, order it: the first jobs hold until the burst is
+// queued, so the next look at the depth must see it, and the burst's jobs
+// hold until the maximum of them run at once.
 func TestBurstScalesUp(t *testing.T) {
 	e := newEnv(t)
+	started := make(chan struct{}, 20)
+	burstIn, full, expired := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	timer := time.AfterFunc(10*time.Second, func() { close(expired) })
+	defer timer.Stop()
 	var cur, peak atomic.Int32
 	var once sync.Once
-	e.reg.Handle("test.burst", func(context.Context, *queue.Job) error {
-		once.Do(func() { e.enqueue(t, "test.burst", `{}`, 800) })
+	e.reg.Handle("test.burst", func(_ context.Context, j *queue.Job) error {
+		if string(j.Payload) != `{"burst":true}` {
+			started <- struct{}{}
+			<-burstIn
+			return nil
+		}
 		n := cur.Add(1)
+		defer cur.Add(-1)
 		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
 		}
-		time.Sleep(20 * time.Millisecond)
-		cur.Add(-1)
-		return nil
-	})
+		if n >= DefaultMaxConcurrency {
+			once.Do(func() { close(full) })
+		}
+		select {
+		case <-full:
+			return nil
+		case <-expired:
+			return queue.Permanent(errors.New("the burst never ran at full concurrency"))
+		}
+	}, queue.Policy{})
 	e.enqueue(t, "test.burst", `{}`, 20)
 	var gauge atomic.Int32
 	w := e.worker(Options{OnConcurrency: func(n int) {
@@ -243,34 +274,64 @@ func TestBurstScalesUp(t *testing.T) {
 			gauge.Store(int32(n))
 		}
 	}})
-	if n, _ := w.RunBatch(ctx, 32, time.Minute); n != 820 {
+	done := make(chan int)
+	go func() { n, _ := w.RunBatch(ctx, 32, time.Minute); done <- n }()
+	for i := 0; i < DefaultMinConcurrency; i++ {
+		<-started // the short queue runs at the minimum
+	}
+	e.enqueue(t, "test.burst", `{"burst":true}`, 800)
+	close(burstIn)
+	if n := <-done; n != 820 {
 		t.Fatalf("finished %d; want 820", n)
 	}
-	if gauge.Load() != 32 || peak.Load() <= 20 {
-		t.Errorf("after a burst of 800: concurrency raised to %d, %d jobs seen at once; want 32 and more than 20", gauge.Load(), peak.Load())
+	if gauge.Load() != DefaultMaxConcurrency || peak.Load() != DefaultMaxConcurrency || e.count(t, queue.StateDead) != 0 {
+		t.Errorf("after a burst of 800: concurrency raised to %d, %d burst jobs at once, %d gave up; want %d, %d and 0",
+			gauge.Load(), peak.Load(), e.count(t, queue.StateDead), DefaultMaxConcurrency, DefaultMaxConcurrency)
 	}
 }
 
+// claimSpy is the real queue, reporting each claim that found nothing:
+// after one, the resident loop goes idle without claiming again.
+type claimSpy struct {
+	queue.Queue
+	empty chan struct{}
+}
+
+func (s claimSpy) DequeueBatch(ctx context.Context, topics []string, max int) ([]*queue.Job, error) {
+	js, err := s.Queue.DequeueBatch(ctx, topics, max)
+	if err == nil && len(js) == 0 {
+		select {
+		case s.empty <- struct{}{}:
+		default:
+		}
+	}
+	return js, err
+}
+
+// TestResidentWakesOnEnqueue enqueues only once the idle loop has found
+// nothing to claim, and polls once an hour: only the wake-up of the
+// committed transaction can explain the job running.
 func TestResidentWakesOnEnqueue(t *testing.T) {
 	e := newEnv(t)
 	ran := make(chan time.Time, 1)
-	e.reg.Handle("test.wake", func(context.Context, *queue.Job) error { ran <- time.Now(); return nil })
-	w := e.worker(Options{Wake: e.db.Woken(), Poll: time.Hour})
+	e.reg.Handle("test.wake", func(context.Context, *queue.Job) error { ran <- time.Now(); return nil }, queue.Policy{})
+	spy := claimSpy{Queue: e.q, empty: make(chan struct{}, 1)}
+	w := New(Options{Queue: spy, Inspector: e.q, Registry: e.reg, Wake: e.db.Woken(), Poll: time.Hour, Logger: discard()})
 	rctx, cancel := context.WithCancel(ctx)
 	done := make(chan error)
 	go func() { done <- w.Run(rctx) }()
-	time.Sleep(50 * time.Millisecond) // the loop is idle, waiting
-	start := time.Now()
+	select {
+	case <-spy.empty: // the loop is idle, waiting
+	case <-time.After(5 * time.Second):
+		t.Fatal("the resident worker never claimed")
+	}
 	if err := e.db.Update(ctx, func(tx store.Tx) error { return tx.Jobs().Enqueue(queue.NewJob("test.wake", []byte(`{}`))) }); err != nil {
 		t.Fatal(err)
 	}
 	select {
-	case at := <-ran:
-		if d := at.Sub(start); d > 500*time.Millisecond {
-			t.Errorf("the job ran %v after enqueue; want at once (poll is an hour)", d)
-		}
+	case <-ran:
 	case <-time.After(5 * time.Second):
-		t.Fatal("the resident worker was not woken by an in-process enqueue")
+		t.Fatal("the resident worker was not woken by an in-process enqueue (poll is an hour)")
 	}
 	cancel()
 	if err := <-done; err != nil {
@@ -285,12 +346,12 @@ func TestGracefulShutdown(t *testing.T) {
 		started <- struct{}{}
 		time.Sleep(100 * time.Millisecond)
 		return nil
-	})
+	}, queue.Policy{})
 	e.reg.Handle("test.stuck", func(ctx context.Context, j *queue.Job) error {
 		started <- struct{}{}
 		<-ctx.Done() // only shutdown ends it
 		return ctx.Err()
-	})
+	}, queue.Policy{})
 	e.enqueue(t, "test.quick", `{}`, 1)
 	e.enqueue(t, "test.stuck", `{}`, 1)
 	w := e.worker(Options{ShutdownGrace: 300 * time.Millisecond, Poll: time.Hour})
@@ -320,7 +381,7 @@ func TestGracefulShutdown(t *testing.T) {
 func TestRunOnceStopsWhenEmptyAndMaintains(t *testing.T) {
 	e := newEnv(t)
 	var n atomic.Int32
-	e.reg.Handle("test.x", func(context.Context, *queue.Job) error { n.Add(1); return nil })
+	e.reg.Handle("test.x", func(context.Context, *queue.Job) error { n.Add(1); return nil }, queue.Policy{})
 	RegisterMaintenance(e.reg, e.q, e.db, e.clock.Now)
 	e.enqueue(t, "test.x", `{}`, 45)
 	// A job a killed worker left running 6 minutes ago.
@@ -350,7 +411,7 @@ func TestRunOnceStopsWhenEmptyAndMaintains(t *testing.T) {
 
 func TestJobLogFormat(t *testing.T) {
 	e := newEnv(t)
-	e.reg.Handle("test.log", func(context.Context, *queue.Job) error { return errors.New("remote said no") })
+	e.reg.Handle("test.log", func(context.Context, *queue.Job) error { return errors.New("remote said no") }, queue.Policy{})
 	j := queue.NewJob("test.log", []byte(`{}`))
 	j.Headers = map[string]string{"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}
 	e.q.Enqueue(ctx, j)
@@ -389,7 +450,7 @@ func TestEachRunHasItsTopicsTimeout(t *testing.T) {
 		}
 		left = time.Until(d)
 		return nil
-	})
+	}, queue.Policy{})
 	e.enqueue(t, "test.deadline", `{}`, 1)
 	e.worker(Options{}).RunBatch(ctx, 20, 5*time.Second)
 	if left < queue.DefaultTimeout-2*time.Second || left > queue.DefaultTimeout {
@@ -401,7 +462,7 @@ func TestEachRunHasItsTopicsTimeout(t *testing.T) {
 		defer cancel()
 		<-c.Done()
 		return c.Err()
-	})
+	}, queue.Policy{})
 	e.enqueue(t, "test.slow", `{}`, 1)
 	e.worker(Options{}).RunBatch(ctx, 20, 5*time.Second)
 	in, _ := e.q.List(ctx, queue.ListQuery{Topic: "test.slow", Limit: 1})

@@ -106,7 +106,7 @@ func Drain(ctx context.Context, from queue.Queue, insp queue.Inspector, to queue
 			}
 			if running > 0 {
 				// A worker that died holding jobs never acks them; stale
-				// recovery makes them pending, and then they are moved.
+				// recovery makes them runnable, and then they are moved.
 				if _, err := insp.RecoverStale(ctx, queue.StaleAfter); err != nil {
 					return d, err
 				}

@@ -85,11 +85,11 @@ func TestDrainLeavesNothing(t *testing.T) {
 // handed back to the old queue, pending, not lost.
 func TestDrainTargetDown(t *testing.T) {
 	dir := t.TempDir()
-	oldQ := openDB(t, dir, "old.db", nil).Queue()
+	oldQ := managed(openDB(t, dir, "old.db", nil))
 	newDB := openDB(t, dir, "new.db", nil)
 	must(t, newDB.Close())
 	must(t, oldQ.EnqueueBatch(ctx, jobs("test.drain", 5)))
-	d, err := migrate.Drain(ctx, oldQ, oldQ, newDB.Queue(), migrate.DrainOptions{})
+	d, err := migrate.Drain(ctx, oldQ, oldQ, managed(newDB), migrate.DrainOptions{})
 	if err == nil || d.Moved != 0 {
 		t.Errorf("Drain into a closed queue = %+v, %v; want an error and nothing moved", d, err)
 	}

@@ -6,7 +6,6 @@ import (
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/queue/migrate"
-	"github.com/murlog/murlog/store/sqlite"
 )
 
 // TestSecondWriteFails: with the second queue down, a dual write fails
@@ -22,11 +21,11 @@ func TestSecondWriteFails(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			primary := openDB(t, dir, "primary.db", nil).Queue()
+			primary := managed(openDB(t, dir, "primary.db", nil))
 			secondaryDB := openDB(t, dir, "secondary.db", nil)
 			must(t, secondaryDB.Close()) // the secondary is down
 
-			q := tc.wrap(primary, secondaryDB.Queue())
+			q := tc.wrap(primary, managed(secondaryDB))
 			one, batch := queue.NewJob("test.dual", []byte(`{}`)), jobs("test.dual", 3)
 			for _, try := range []func() error{
 				func() error { return q.Enqueue(ctx, one) },
@@ -46,12 +45,12 @@ func TestSecondWriteFails(t *testing.T) {
 
 			// The secondary comes back (reopened from its file); the
 			// caller retries exactly what failed.
-			back := openDB(t, dir, "secondary.db", nil).Queue()
+			back := managed(openDB(t, dir, "secondary.db", nil))
 			q = tc.wrap(primary, back)
 			must(t, q.HealthCheck(ctx))
 			must(t, q.Enqueue(ctx, one))
 			must(t, q.EnqueueBatch(ctx, batch))
-			for name, side := range map[string]*sqlite.Queue{"primary": primary, "secondary": back} {
+			for name, side := range map[string]*queue.Managed{"primary": primary, "secondary": back} {
 				if c := counts(t, side, ""); c[queue.StatePending] != 4 || len(c) != 1 {
 					t.Errorf("%s after the retry: %v; want exactly 4 pending (no duplicates)", name, c)
 				}

@@ -26,14 +26,22 @@ func openDB(t testing.TB, dir, name string, now func() time.Time) *sqlite.DB {
 	return db
 }
 
+// managed returns the queue over db's embedded engine.
+func managed(db *sqlite.DB) *queue.Managed {
+	return queue.New(db.Queue(), queue.Options{Poll: 20 * time.Millisecond})
+}
+
 // pair opens two SQLite queues, old and new, in two database files.
-func pair(t testing.TB, now func() time.Time) (oldDB, newDB *sqlite.DB, oldQ, newQ *sqlite.Queue) {
+func pair(t testing.TB, now func() time.Time) (oldDB, newDB *sqlite.DB, oldQ, newQ *queue.Managed) {
+	return pairWith(t, now, queue.Options{Poll: 20 * time.Millisecond})
+}
+
+// pairWith is pair with the queues built with o.
+func pairWith(t testing.TB, now func() time.Time, o queue.Options) (oldDB, newDB *sqlite.DB, oldQ, newQ *queue.Managed) {
 	t.Helper()
 	dir := t.TempDir()
 	oldDB, newDB = openDB(t, dir, "old.db", now), openDB(t, dir, "new.db", now)
-	oldQ, newQ = oldDB.Queue(), newDB.Queue()
-	oldQ.Poll, newQ.Poll = 20*time.Millisecond, 20*time.Millisecond
-	return oldDB, newDB, oldQ, newQ
+	return oldDB, newDB, queue.New(oldDB.Queue(), o), queue.New(newDB.Queue(), o)
 }
 
 func must(t testing.TB, err error) {

@@ -164,10 +164,21 @@ func healthCheck(ctx context.Context, a, b queue.Queue, an, bn string) error {
 // inspector returns q's Inspector, or an error saying the queue's engine
 // cannot answer (broker adapters implement what they can).
 func inspector(q queue.Queue) (queue.Inspector, error) {
-	if in, ok := q.(queue.Inspector); ok {
+	if in, ok := inspectable(q); ok {
 		return in, nil
 	}
 	return nil, murlog.Errorf(murlog.EUnavailable, "the %s queue cannot be inspected", q.Provider())
+}
+
+// inspectable returns q's Inspector when its engine answers one: a
+// queue.Managed always has the methods, but over an engine without
+// inspection they only fail.
+func inspectable(q queue.Queue) (queue.Inspector, bool) {
+	if m, ok := q.(*queue.Managed); ok && !m.Inspects() {
+		return nil, false
+	}
+	in, ok := q.(queue.Inspector)
+	return in, ok
 }
 
 // Read sides named by the configuration key queue_read_from.

@@ -57,7 +57,7 @@ func TestSwitchUnderLoad(t *testing.T) {
 		mu.Unlock()
 		ran.Add(1)
 		return nil
-	})
+	}, queue.Policy{})
 	worker.RegisterMaintenance(reg, sw, oldDB, nil)
 	logs := &syncBuf{}
 	w := worker.New(worker.Options{Queue: sw, Inspector: sw, Registry: reg, Ledger: oldDB.Ledger(),

@@ -234,7 +234,7 @@ func (s *Switch) fenced(ctx context.Context) (bool, error) {
 	}
 	s.cmu.Unlock()
 	// Other processes' claims (a CGI-spawned worker) only the queue knows.
-	if in, ok := s.q[f.from].(queue.Inspector); ok {
+	if in, ok := inspectable(s.q[f.from]); ok {
 		cs, err := in.Counts(ctx)
 		if err != nil {
 			return true, fmt.Errorf("migrate: looking for jobs still running on the %s queue: %w", f.from, err)
@@ -395,7 +395,7 @@ func (s *Switch) both(fn func(queue.Inspector) (int, error)) (int, error) {
 	if err != nil {
 		return n, err
 	}
-	if other, ok := s.q[read.other()].(queue.Inspector); ok {
+	if other, ok := inspectable(s.q[read.other()]); ok {
 		k, err := fn(other)
 		n += k
 		if err != nil {

@@ -26,11 +26,20 @@ func TestSwitchContract(t *testing.T) {
 		{"Phase3SingleWriteNew", migrate.New, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			queuetest.Run(t, func(t *testing.T, c *queuetest.Clock) queuetest.Subject {
-				_, _, oldQ, newQ := pair(t, c.Now)
-				s := migrate.NewSwitch(oldQ, newQ, tc.read)
+			queuetest.Run(t, func(t *testing.T, c *queuetest.Clock, o queue.Options) queuetest.Subject {
+				// The side read counts what the suite checks; the copies
+				// written to the other side count elsewhere (in
+				// production, each queue's own database).
+				other := o
+				other.Counters = &queuetest.Counter{}
+				oldDB, newDB, _, _ := pairWith(t, c.Now, o)
+				oldO, newO := o, other
+				if tc.read == migrate.New {
+					oldO, newO = other, o
+				}
+				s := migrate.NewSwitch(queue.New(oldDB.Queue(), oldO), queue.New(newDB.Queue(), newO), tc.read)
 				s.SetSingleWrite(tc.single)
-				s.Poll = 20 * time.Millisecond
+				s.Poll = o.Poll
 				return s
 			})
 		})
@@ -340,5 +349,30 @@ func TestSwitchAckRetry(t *testing.T) {
 	s.SetReadFrom(migrate.Old)
 	if got, err := s.DequeueBatch(ctx, nil, 10); err != nil || len(got) != 1 {
 		t.Errorf("back on old, claimed %d (err %v); want the one job not yet run there", len(got), err)
+	}
+}
+
+// bareEngine is the SQLite engine with its inspection hidden, standing in
+// for a broker engine that cannot answer counts.
+type bareEngine struct{ queue.Engine }
+
+// TestSwitchOverEngineWithoutInspection: a side whose engine cannot be
+// inspected does not hold reads fenced forever (there is nothing to ask),
+// and inspection of the read side says it is unavailable.
+func TestSwitchOverEngineWithoutInspection(t *testing.T) {
+	oldDB, _, _, newQ := pair(t, nil)
+	oldQ := queue.New(bareEngine{oldDB.Queue()}, queue.Options{})
+	if oldQ.Inspects() {
+		t.Fatal("Managed over an engine without inspection says it inspects")
+	}
+	s := migrate.NewSwitch(oldQ, newQ, migrate.New) // fenced against the old side at start
+	must(t, s.Enqueue(ctx, queue.NewJob("test.bare", []byte(`{}`))))
+	js, err := s.DequeueBatch(ctx, nil, 10)
+	if err != nil || len(js) != 1 {
+		t.Fatalf("claim from the new side with an uninspectable old side = %d jobs, %v; want the job", len(js), err)
+	}
+	s.SetReadFrom(migrate.Old)
+	if _, err := s.Counts(ctx); murlog.ErrorCode(err) != murlog.EUnavailable {
+		t.Errorf("Counts with an uninspectable read side = %v; want unavailable", err)
 	}
 }

@@ -1,7 +1,12 @@
-// Package queuetest is the contract every queue adapter meets. An
-// adapter's tests call Run with a function that opens a fresh, empty queue
-// on a settable clock; broker adapters added later run the same suite
-// against their real engine.
+// Package queuetest is the contract every queue meets. An engine adapter's
+// tests call RunEngine with a function that opens a fresh, empty engine on
+// a settable clock: the suite runs it inside queue.Managed, so it proves
+// the engine's storage (claims, fencing, delays, inspection) together with
+// the behaviour every queue shares (trace headers, the retry→dead decision
+// by the topic's policy, metrics counted once per finished run). Broker
+// adapters added later run the same suite against their real engine.
+// Run does the same for a queue built from such queues (a migration
+// Switch), handing the opener the options to build its queues with.
 package queuetest
 
 import (
@@ -38,34 +43,65 @@ type Subject interface {
 	queue.Inspector
 }
 
-// Opener returns a new empty queue whose clock is c.
-type Opener func(t *testing.T, c *Clock) Subject
+// Opener returns a new empty queue whose clock is c, built with o (the
+// suite's policies, its counters and a short poll).
+type Opener func(t *testing.T, c *Clock, o queue.Options) Subject
+
+// EngineOpener returns a new empty engine whose clock is c.
+type EngineOpener func(t *testing.T, c *Clock) queue.Engine
+
+// RunEngine runs the contract on an engine inside queue.Managed.
+func RunEngine(t *testing.T, open EngineOpener) {
+	Run(t, func(t *testing.T, c *Clock, o queue.Options) Subject { return queue.New(open(t, c), o) })
+}
+
+type env struct {
+	q Subject
+	c *Clock
+	n *Counter
+}
 
 // Run runs the contract.
 func Run(t *testing.T, open Opener) {
 	for _, tc := range []struct {
 		name string
 		fn   func(*testing.T, Subject, *Clock)
+		// fnc is a test that also checks what was counted.
+		fnc func(*testing.T, env)
 	}{
-		{"EnqueueIsIdempotent", testIdempotent},
-		{"RefusesBadJobs", testRefusesBadJobs},
-		{"PriorityThenAge", testPriority},
-		{"DelayedJobs", testDelayed},
-		{"TopicFilter", testTopics},
-		{"AckSuccess", testAckSuccess},
-		{"RetryBacksOffThenDies", testRetry},
-		{"DeadLettersRetryAndDismiss", testDeadLetters},
-		{"ReleasedIsNotCounted", testReleased},
-		{"LateAckIsFenced", testFencing},
-		{"StaleRecovery", testStale},
-		{"ClaimsAreExclusive", testExclusive},
-		{"DequeueBlocksUntilEnqueue", testBlocking},
-		{"CleanupKeepsRecent", testCleanup},
-		{"ListAndCounts", testList},
+		{"EnqueueIsIdempotent", testIdempotent, nil},
+		{"RefusesBadJobs", testRefusesBadJobs, nil},
+		{"PriorityThenAge", testPriority, nil},
+		{"DelayedJobs", testDelayed, nil},
+		{"TopicFilter", testTopics, nil},
+		{"AckSuccess", testAckSuccess, nil},
+		{"RetryBacksOffThenDies", testRetry, nil},
+		{"DeadLettersRetryAndDismiss", testDeadLetters, nil},
+		{"ReleasedIsNotCounted", testReleased, nil},
+		{"LateAckIsFenced", testFencing, nil},
+		{"StaleRecovery", testStale, nil},
+		{"ClaimsAreExclusive", testExclusive, nil},
+		{"DequeueBlocksUntilEnqueue", testBlocking, nil},
+		{"CleanupKeepsRecent", testCleanup, nil},
+		{"ListAndCounts", testList, nil},
+		{"TraceFromContext", testTrace, nil},
+		{"PolicyOfTheTopic", testPolicyOfTopic, nil},
+		{"StaleFollowsThePolicy", testStalePolicy, nil},
+		{"CountsEachRunOnce", nil, testCounts},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := NewClock()
-			tc.fn(t, open(t, c), c)
+			c, n := NewClock(), &Counter{}
+			poll := 20 * time.Millisecond
+			if tc.name == "DequeueBlocksUntilEnqueue" {
+				// Only the wake-up can explain a prompt return.
+				poll = time.Minute
+			}
+			q := open(t, c, queue.Options{Policies: Policies, Counters: n, Poll: poll})
+			if tc.fnc != nil {
+				tc.fnc(t, env{q: q, c: c, n: n})
+				return
+			}
+			tc.fn(t, q, c)
 		})
 	}
 }
@@ -231,17 +267,19 @@ func testAckSuccess(t *testing.T, q Subject, c *Clock) {
 	}
 }
 
+// testRetry: a failed run is retried after its topic's backoff and dies
+// after its topic's attempts (SlowPolicy: 10 s, 20 s, 40 s; four runs).
 func testRetry(t *testing.T, q Subject, c *Clock) {
-	j := job("deliver_note")
+	j := job(TopicSlow)
 	must(t, q.Enqueue(ctx, j))
-	waits := []time.Duration{30 * time.Second, 2 * time.Minute, 8 * time.Minute, 32 * time.Minute}
-	for attempt := 1; attempt <= 5; attempt++ {
+	waits := []time.Duration{10 * time.Second, 20 * time.Second, 40 * time.Second}
+	for attempt := 1; attempt <= 4; attempt++ {
 		js := claim(t, q, 1)
 		if len(js) != 1 || js[0].Attempt != attempt {
 			t.Fatalf("attempt %d: claimed %d jobs (attempt %v)", attempt, len(js), js)
 		}
 		must(t, q.Ack(ctx, js[0], queue.Result{Status: queue.Retry, Err: fmt.Errorf("remote said 502 (try %d)", attempt)}))
-		if attempt == 5 {
+		if attempt == 4 {
 			break
 		}
 		w := waits[attempt-1]
@@ -252,8 +290,8 @@ func testRetry(t *testing.T, q Subject, c *Clock) {
 		c.Add(time.Second)
 	}
 	in := state(t, q, j.ID)
-	if in == nil || in.State != queue.StateDead || in.LastError != "remote said 502 (try 5)" {
-		t.Errorf("after 5 failed deliveries: %+v; want dead with the last error", in)
+	if in == nil || in.State != queue.StateDead || in.LastError != "remote said 502 (try 4)" || in.MaxAttempts != 4 {
+		t.Errorf("after 4 failed runs: %+v; want dead with the last error and the policy's 4 attempts", in)
 	}
 	// The default policy: 1 s doubling.
 	o := job("other.task")
@@ -415,7 +453,7 @@ func testBlocking(t *testing.T, q Subject, c *Clock) {
 			t.Errorf("Dequeue returned %s; want %s", d.ID, j.ID)
 		}
 		if w := time.Since(start); w > 500*time.Millisecond {
-			t.Errorf("Dequeue woke %v after the enqueue; want at once", w)
+			t.Errorf("Dequeue woke %v after the enqueue; want at once (its poll is a minute)", w)
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("Dequeue did not return after an enqueue")

@@ -157,7 +157,7 @@ func (db *DB) Path() string { return db.path }
 
 // Close closes both pools.
 func (db *DB) Close() error {
-	if db.takePending() != nil {
+	if db.hasPending() {
 		// Best effort: losing a few enqueue counts is not worth failing Close.
 		db.Update(context.Background(), func(st store.Tx) error { return st.(*tx).flushMetrics(metrics{}) })
 	}

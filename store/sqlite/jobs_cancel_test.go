@@ -15,7 +15,7 @@ import (
 func TestJobsCancel(t *testing.T) {
 	now := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
 	db := MustOpen(t, func() time.Time { return now })
-	q := db.Queue()
+	q := queue.New(db.Queue(), queue.Options{})
 	mk := func(delay time.Duration) queue.Job {
 		j := queue.NewJob("post.publish", []byte(`{}`))
 		j.Delay = delay

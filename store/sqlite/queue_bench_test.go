@@ -16,7 +16,7 @@ import (
 // transaction (as the worker does). b.N jobs go through the whole cycle.
 func BenchmarkQueueCycle(b *testing.B) {
 	db := MustOpen(b, nil)
-	q := db.Queue()
+	q := queue.New(db.Queue(), queue.Options{})
 	payload := []byte(`{"post_id":"01a22c96-7857-70f9-bbb4-7a4a6ae66d4f","inbox":"https://remote.example/inbox"}`)
 	ctx := context.Background()
 	b.ResetTimer()
@@ -62,7 +62,7 @@ func BenchmarkFanoutEnqueue10k(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		db := MustOpen(b, nil)
-		q := db.Queue()
+		q := queue.New(db.Queue(), queue.Options{})
 		pages := make([][]queue.Job, 100)
 		for p := range pages {
 			for k := 0; k < 100; k++ {
@@ -84,7 +84,7 @@ func BenchmarkClaim(b *testing.B) {
 	for _, done := range []int{0, 100000} {
 		b.Run(map[int]string{0: "empty", 100000: "100k-done"}[done], func(b *testing.B) {
 			db := MustOpen(b, nil)
-			q := db.Queue()
+			q := queue.New(db.Queue(), queue.Options{})
 			ctx := context.Background()
 			fill := func(n int, status queue.Status) {
 				for n > 0 {
@@ -144,7 +144,7 @@ func BenchmarkClaim(b *testing.B) {
 // BenchmarkEnqueue is one job per transaction, as a request enqueues.
 func BenchmarkEnqueue(b *testing.B) {
 	db := MustOpen(b, nil)
-	q := db.Queue()
+	q := queue.New(db.Queue(), queue.Options{})
 	ctx := context.Background()
 	payload := []byte(`{"post_id":"01a22c96-7857-70f9-bbb4-7a4a6ae66d4f"}`)
 	for i := 0; i < b.N; i++ {
