@@ -16,8 +16,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/admin"
 	"github.com/murlog/murlog/api"
@@ -32,7 +30,6 @@ import (
 	"github.com/murlog/murlog/settings"
 	"github.com/murlog/murlog/setup"
 	"github.com/murlog/murlog/store"
-	"github.com/murlog/murlog/store/sqlite"
 	"github.com/murlog/murlog/worker"
 )
 
@@ -75,7 +72,7 @@ type App struct {
 // runtime is everything that exists once the database is open.
 type runtime struct {
 	cfg       *config.Config
-	db        *sqlite.DB
+	eng       *engine // db_driver's store, embedded queue, ledger and stored metrics
 	site      murlog.Site
 	complete  atomic.Bool
 	auth      *auth.Service
@@ -84,7 +81,7 @@ type runtime struct {
 	queue     *queue.Managed // the embedded queue: transactional enqueue writes here
 	jobs      jobQueue       // what workers read: queue, or a migration Switch
 	wake      <-chan struct{}
-	secondary *sqlite.DB    // the queue being migrated to (queue_dual_write)
+	secondary *engine       // the queue being migrated to (queue_dual_write)
 	ledger    worker.Ledger // run-once ledger while migrating
 	registry  *worker.Registry
 	metrics   http.Handler
@@ -133,7 +130,7 @@ func (a *App) Config() *config.Config { return a.cfg.Load() }
 // Store returns the open store, nil before setup step 1.
 func (a *App) Store() store.Store {
 	if rt := a.rt.Load(); rt != nil {
-		return rt.db
+		return rt.eng.store
 	}
 	return nil
 }
@@ -172,9 +169,9 @@ func (a *App) Close() error {
 	if rt := a.rt.Load(); rt != nil {
 		var err error
 		if rt.secondary != nil {
-			err = rt.secondary.Close()
+			err = rt.secondary.close()
 		}
-		return errors.Join(rt.db.Close(), err)
+		return errors.Join(rt.eng.close(), err)
 	}
 	return nil
 }
@@ -185,13 +182,13 @@ func (a *App) open(ctx context.Context, cfg *config.Config) (*runtime, error) {
 		return nil, err
 	}
 	a.checkModes(cfg)
-	db, err := sqlite.Open(ctx, cfg.DBPath(), sqlite.Options{Now: a.opts.Now, Logger: a.log, OneShot: a.opts.OneShot})
+	eng, err := a.openEngine(ctx, cfg.DBDriver, cfg.DBPath())
 	if err != nil {
 		return nil, err
 	}
-	rt, err := a.wire(ctx, cfg, db)
+	rt, err := a.wire(ctx, cfg, eng)
 	if err != nil {
-		db.Close()
+		eng.close()
 		return nil, err
 	}
 	return rt, nil
@@ -199,7 +196,8 @@ func (a *App) open(ctx context.Context, cfg *config.Config) (*runtime, error) {
 
 // wire builds the services over an open database. It runs again after
 // setup completes, because the domain is known only then.
-func (a *App) wire(ctx context.Context, cfg *config.Config, db *sqlite.DB) (*runtime, error) {
+func (a *App) wire(ctx context.Context, cfg *config.Config, eng *engine) (*runtime, error) {
+	db := eng.store
 	var vals map[string]string
 	if err := db.View(ctx, func(tx store.Tx) error {
 		var err error
@@ -208,9 +206,9 @@ func (a *App) wire(ctx context.Context, cfg *config.Config, db *sqlite.DB) (*run
 	}); err != nil {
 		return nil, fmt.Errorf("read site settings: %w", err)
 	}
-	rt := &runtime{cfg: cfg, db: db, site: murlog.Site{Scheme: cfg.Scheme, Domain: vals[murlog.SettingDomain]}}
+	rt := &runtime{cfg: cfg, eng: eng, site: murlog.Site{Scheme: cfg.Scheme, Domain: vals[murlog.SettingDomain]}}
 	rt.complete.Store(vals[murlog.SettingSetupComplete] == "1")
-	if old := a.rt.Load(); old != nil && old.db == db {
+	if old := a.rt.Load(); old != nil && old.eng == eng {
 		// Rewiring after setup: keep the queue wiring (and the secondary
 		// database it may have opened).
 		rt.queue, rt.jobs, rt.wake, rt.secondary, rt.ledger = old.queue, old.jobs, old.wake, old.secondary, old.ledger
@@ -265,7 +263,7 @@ func (a *App) completed(ctx context.Context) error {
 	if old == nil || old.complete.Load() {
 		return nil
 	}
-	rt, err := a.wire(ctx, old.cfg, old.db)
+	rt, err := a.wire(ctx, old.cfg, old.eng)
 	if err != nil {
 		return err
 	}
@@ -306,14 +304,8 @@ func (a *App) health(w http.ResponseWriter, r *http.Request) {
 		httpd.WriteError(w, r, a.log, murlog.Errorf(murlog.EUnavailable, "setup is not complete: step 2 is not done"))
 		return
 	}
-	// Two access(2) calls: a database whose folder or file turned read-only
-	// (or vanished) still answers reads, but every write would fail.
-	if unix.Access(rt.cfg.DataDir, unix.W_OK|unix.X_OK) != nil || unix.Access(rt.cfg.DBPath(), unix.R_OK|unix.W_OK) != nil {
-		httpd.WriteError(w, r, a.log, murlog.Errorf(murlog.EUnavailable, "database is not writable"))
-		return
-	}
-	if _, err := rt.db.SchemaVersion(r.Context()); err != nil {
-		httpd.WriteError(w, r, a.log, murlog.Errorf(murlog.EUnavailable, "database unavailable"))
+	if err := rt.eng.health(r.Context()); err != nil {
+		httpd.WriteError(w, r, a.log, err)
 		return
 	}
 	if err := rt.jobs.HealthCheck(r.Context()); err != nil {
@@ -334,5 +326,5 @@ func (m metricsSource) Counts(ctx context.Context) ([]queue.Count, error) {
 }
 
 func (m metricsSource) Samples(ctx context.Context) ([]queue.Sample, error) {
-	return m.rt.db.Queue().Samples(ctx)
+	return m.rt.eng.stats.Samples(ctx)
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/murlog/murlog/post"
 	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/queue/migrate"
-	"github.com/murlog/murlog/store/sqlite"
 	"github.com/murlog/murlog/worker"
 )
 
@@ -33,32 +32,32 @@ type jobQueue interface {
 // Switch the workers read through, with the run-once ledger.
 func (a *App) wireJobs(ctx context.Context, rt *runtime) error {
 	rt.registry = worker.NewRegistry()
-	rt.queue = queue.New(rt.db.Queue(), queue.Options{Policies: rt.registry})
+	rt.queue = rt.queueOf(rt.eng)
 	rt.jobs = rt.queue
-	rt.wake = rt.db.Woken()
+	rt.wake = rt.eng.queue.Woken()
 	if dsn := rt.cfg.QueueDualWrite; dsn != "" {
-		sdb, err := sqlite.Open(ctx, strings.TrimPrefix(dsn, "sqlite:"), sqlite.Options{Now: a.opts.Now, Logger: a.log, OneShot: a.opts.OneShot})
+		sec, err := a.openQueueDSN(ctx, dsn)
 		if err != nil {
 			return fmt.Errorf("open the secondary queue %s: %w", dsn, err)
 		}
-		rt.secondary = sdb
-		q, err := migrate.FromConfig(rt.queue, rt.queueOf(sdb), !rt.cfg.QueueSingleWrite, rt.cfg.QueueReadFrom)
+		rt.secondary = sec
+		q, err := migrate.FromConfig(rt.queue, rt.queueOf(sec), !rt.cfg.QueueSingleWrite, rt.cfg.QueueReadFrom)
 		if err != nil {
-			sdb.Close()
+			sec.close()
 			return err
 		}
 		sw := q.(*migrate.Switch)
-		rt.jobs, rt.wake, rt.ledger = sw, sw.Woken(), rt.db.Ledger()
+		rt.jobs, rt.wake, rt.ledger = sw, sw.Woken(), rt.eng.ledger
 	}
-	worker.RegisterMaintenance(rt.registry, rt.jobs, rt.db, a.opts.Now)
-	post.RegisterJobs(rt.registry, rt.db)
+	worker.RegisterMaintenance(rt.registry, rt.jobs, rt.eng.vacuum, a.opts.Now)
+	post.RegisterJobs(rt.registry, rt.eng.store)
 	return nil
 }
 
-// queueOf returns the queue over db's embedded engine, retrying by the
-// runtime's registered policies.
-func (rt *runtime) queueOf(db *sqlite.DB) *queue.Managed {
-	return queue.New(db.Queue(), queue.Options{Policies: rt.registry})
+// queueOf returns the queue over e's embedded queue engine, retrying by
+// the runtime's registered policies.
+func (rt *runtime) queueOf(e *engine) *queue.Managed {
+	return queue.New(e.queue, queue.Options{Policies: rt.registry})
 }
 
 // relaying reports whether jobs enqueued in the ledger's transactions must
@@ -94,7 +93,7 @@ func (a *App) newWorker(rt *runtime, svc string) *worker.Worker {
 		Wake:   rt.wake, Svc: svc,
 		OnConcurrency: func(n int) {
 			// Best effort: a gauge must never hold up jobs.
-			rt.db.Queue().SetGauge(context.Background(), "worker_concurrency", float64(n))
+			rt.eng.stats.SetGauge(context.Background(), "worker_concurrency", float64(n))
 		},
 	}
 	if rt.ledger != nil {
@@ -205,9 +204,9 @@ func (a *App) runOnce(ctx context.Context, rt *runtime, lock *os.File) (int, err
 
 // anyRunnable reports whether a job is runnable in either queue.
 func (a *App) anyRunnable(ctx context.Context, rt *runtime) (bool, error) {
-	ok, err := rt.db.Queue().HasRunnable(ctx)
+	ok, err := rt.eng.runnable(ctx)
 	if err == nil && !ok && rt.secondary != nil {
-		ok, err = rt.secondary.Queue().HasRunnable(ctx)
+		ok, err = rt.secondary.runnable(ctx)
 	}
 	return ok, err
 }

@@ -35,7 +35,7 @@ type Config struct {
 	// Exists is false when no ini file was found (setup step 1 not done).
 	Exists bool
 
-	DBDriver  string // "sqlite" (the only driver so far)
+	DBDriver  string // "sqlite" (default); "postgres" is known but not in this build yet
 	DataDir   string // holds murlog.db, snapshots, locks
 	MediaPath string // uploaded media
 	WebDir    string // built SPA and theme assets
@@ -160,8 +160,10 @@ func (c *Config) set(key, v string) error {
 	var err error
 	switch key {
 	case "db_driver":
-		if v != "sqlite" {
-			return fmt.Errorf("unsupported driver %q (supported: sqlite)", v)
+		// The names murlog knows; whether this build can open one is the
+		// composition root's answer (app: postgres is not built yet).
+		if v != "sqlite" && v != "postgres" {
+			return fmt.Errorf("unknown driver %q (known: sqlite, postgres)", v)
 		}
 		c.DBDriver = v
 	case "data_dir":

@@ -100,7 +100,7 @@ func TestMalformedFilesFailWithFileLineAndKey(t *testing.T) {
 		{"section", "[server]\n", ":1: sections are not supported"},
 		{"duplicate", "listen = :1\nlisten = :2\n", ":2: key \"listen\": already set on line 1"},
 		{"bad listen", "listen = 8080\n", ":1: key \"listen\": must be host:port"},
-		{"bad driver", "db_driver = mysql\n", ":1: key \"db_driver\": unsupported driver"},
+		{"bad driver", "db_driver = mysql\n", ":1: key \"db_driver\": unknown driver \"mysql\" (known: sqlite, postgres)"},
 		{"empty path", "data_dir = \"\"\n", ":1: key \"data_dir\": must not be empty"},
 		{"bad proxy", "trusted_proxy = 10.0.0.0/33\n", ":1: key \"trusted_proxy\": bad network"},
 		{"bad escape", `web_dir = "a\n"` + "\n", `unknown escape`},

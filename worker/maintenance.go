@@ -88,7 +88,8 @@ var maintenancePolicy = queue.Policy{MaxAttempts: 3, Backoff: queue.DefaultPolic
 // RegisterMaintenance registers the maintenance handlers with their
 // policies: clean-up deletes done jobs older than queue.CompletedRetention
 // (and vacuums), vacuum only vacuums, noop does nothing, sleep is the
-// diagnostics job (see TopicSleep; retried by queue.DefaultPolicy).
+// diagnostics job (see TopicSleep; retried by queue.DefaultPolicy). v is
+// optional: an engine with no free pages to give back passes nil.
 func RegisterMaintenance(r *Registry, in queue.Inspector, v Vacuumer, now func() time.Time) {
 	if now == nil {
 		now = time.Now
@@ -97,7 +98,12 @@ func RegisterMaintenance(r *Registry, in queue.Inspector, v Vacuumer, now func()
 		_, err := in.Cleanup(ctx, now().Add(-queue.CompletedRetention))
 		return err
 	}, maintenancePolicy)
-	r.Handle(TopicVacuum, func(ctx context.Context, _ *queue.Job) error { return v.IncrementalVacuum(ctx) }, maintenancePolicy)
+	r.Handle(TopicVacuum, func(ctx context.Context, _ *queue.Job) error {
+		if v == nil {
+			return nil // an engine that keeps no free pages to give back
+		}
+		return v.IncrementalVacuum(ctx)
+	}, maintenancePolicy)
 	r.Handle(TopicNoop, func(context.Context, *queue.Job) error { return nil }, queue.DefaultPolicy)
 	r.Handle(TopicSleep, runSleep, queue.DefaultPolicy)
 }

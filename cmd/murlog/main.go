@@ -20,7 +20,6 @@ import (
 	"github.com/murlog/murlog/app"
 	"github.com/murlog/murlog/config"
 	"github.com/murlog/murlog/queue"
-	"github.com/murlog/murlog/store/sqlite"
 	"github.com/murlog/murlog/worker"
 )
 
@@ -78,7 +77,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "reset":
 		return runReset(rest, stdout, stderr)
 	case "version", "--version", "-v":
-		fmt.Fprintf(stdout, "murlog %s (%s, %s/%s, database schema %d)\n", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH, sqlite.LatestVersion())
+		fmt.Fprintf(stdout, "murlog %s (%s, %s/%s, database schema %d)\n", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH, app.SchemaVersion())
 		return 0
 	case "help", "--help", "-h":
 		fmt.Fprint(stdout, usage)
