@@ -146,8 +146,9 @@ func TestMetricsEndpoint(t *testing.T) {
 		`queue_processed_total{topic="test.m.bad",result="dead"} 1`,
 		`queue_dlq_total{topic="test.m.bad"} 1`,
 		`# TYPE queue_duration_seconds histogram`,
+		// The two runs sleep 30 ms each: never in a bucket below that.
+		// Where above it they land depends on the machine's load.
 		`queue_duration_seconds_bucket{topic="test.m.ok",le="0.025"} 0`,
-		`queue_duration_seconds_bucket{topic="test.m.ok",le="0.05"} 2`,
 		`queue_duration_seconds_bucket{topic="test.m.ok",le="+Inf"} 2`,
 		`queue_duration_seconds_count{topic="test.m.ok"} 2`,
 		`# TYPE worker_concurrency gauge`,

@@ -84,8 +84,29 @@ func lockHolders(path string) []int {
 	if !ok {
 		return nil
 	}
-	b, _ := os.ReadFile("/proc/locks")
-	return flockHolders(string(b), uint64(sys.Dev), sys.Ino)
+	return flockHolders(readLocks(), uint64(sys.Dev), sys.Ino)
+}
+
+// readLocks reads /proc/locks in reads of 64 KiB. The kernel prints each
+// read() under its lock table's lock, so one read is a consistent
+// snapshot; os.ReadFile starts with 512 bytes, and while ten CGI processes
+// hold SQLite's POSIX locks the table outgrows that, so a lock handed from
+// one worker to the next could be seen twice, once in each chunk.
+func readLocks() string {
+	f, err := os.Open("/proc/locks")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	var sb strings.Builder
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := f.Read(buf)
+		sb.Write(buf[:n])
+		if err != nil || n == 0 {
+			return sb.String()
+		}
+	}
 }
 
 // flockHolders picks the FLOCK lines of a /proc/locks text that name the
@@ -223,6 +244,8 @@ func TestCGIRequestSpawnsDetachedWorker(t *testing.T) {
 	ws.mustEnqueue(t, burst...)
 	stop := make(chan struct{})
 	var maxProcs, maxHolders int
+	var prevHolders []int
+	var doubleHolders string
 	first, last, holder := map[int]time.Time{}, map[int]time.Time{}, map[int]bool{}
 	sampled := make(chan struct{})
 	go func() {
@@ -235,7 +258,17 @@ func TestCGIRequestSpawnsDetachedWorker(t *testing.T) {
 			}
 			ps, hs := workerPids(prog), lockHolders(lockPath)
 			now := time.Now()
-			maxProcs, maxHolders = max(maxProcs, len(ps)), max(maxHolders, len(hs))
+			// Two holders count only when two samples in a row see them: a
+			// real double lock lasts as long as a job (300 ms here), while
+			// a snapshot that straddles a hand-over does not repeat.
+			if len(hs) > 1 && len(prevHolders) > 1 {
+				maxHolders = max(maxHolders, min(len(hs), len(prevHolders)))
+				doubleHolders = fmt.Sprint(prevHolders, " then ", hs)
+			} else {
+				maxHolders = max(maxHolders, min(len(hs), 1))
+			}
+			prevHolders = hs
+			maxProcs = max(maxProcs, len(ps))
 			for _, p := range ps {
 				if _, ok := first[p]; !ok {
 					first[p] = now
@@ -272,7 +305,7 @@ func TestCGIRequestSpawnsDetachedWorker(t *testing.T) {
 	close(stop)
 	<-sampled
 	if maxHolders > 1 {
-		t.Errorf("%d workers held the lock at once; want at most 1", maxHolders)
+		t.Errorf("%d workers held the lock at once (pids %s); want at most 1", maxHolders, doubleHolders)
 	}
 	var longestLoser time.Duration
 	for p := range first {
