@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -93,10 +94,10 @@ func TestMemoryFigures(t *testing.T) {
 	}
 	d := 10 * time.Second
 	rounds := 2
-	if os.Getenv("MURLOG_BENCH_MEMLIMITS") != "" {
-		rounds = 1
+	if n, err := strconv.Atoi(os.Getenv("MURLOG_BENCH_MEMORY_ROUNDS")); err == nil && n > 0 {
+		rounds = n
 	}
-	type figures struct{ idle, seeded, read, rps float64 }
+	type figures struct{ idle, seeded, read, rps, cpuUS float64 }
 	type variant struct {
 		name string
 		env  []string
@@ -116,20 +117,22 @@ func TestMemoryFigures(t *testing.T) {
 			f := figures{idle: s.settledRSS(t, 3*time.Second)}
 			s.seedNotes(t, 5000)
 			f.seeded = s.settledRSS(t, 5*time.Second)
-			f.rps = s.readLoad(t, 32, d)
+			var perCall time.Duration
+			f.rps, perCall = s.readLoad(t, 32, d)
+			f.cpuUS = float64(perCall.Nanoseconds()) / 1e3
 			f.read = s.settledRSS(t, 5*time.Second)
 			got[v.name] = append(got[v.name], f)
-			t.Logf("round %d %-15s RSS idle %.1f MB, after seed %.1f MB, after read load %.1f MB; reads %.0f calls/s",
-				r+1, v.name, f.idle, f.seeded, f.read, f.rps)
+			t.Logf("round %d %-15s RSS idle %.1f MB, after seed %.1f MB, after read load %.1f MB; reads %.0f calls/s, %.0f µs server CPU per call",
+				r+1, v.name, f.idle, f.seeded, f.read, f.rps, f.cpuUS)
 		}
 	}
 	for _, v := range variants {
 		var f figures
 		for _, x := range got[v.name] {
-			f.idle, f.seeded, f.read, f.rps = f.idle+x.idle, f.seeded+x.seeded, f.read+x.read, f.rps+x.rps
+			f.idle, f.seeded, f.read, f.rps, f.cpuUS = f.idle+x.idle, f.seeded+x.seeded, f.read+x.read, f.rps+x.rps, f.cpuUS+x.cpuUS
 		}
 		n := float64(len(got[v.name]))
-		t.Logf("mean %-15s RSS idle %.1f MB, after seed %.1f MB, after read load %.1f MB; reads %.0f calls/s",
-			v.name, f.idle/n, f.seeded/n, f.read/n, f.rps/n)
+		t.Logf("mean %-15s RSS idle %.1f MB, after seed %.1f MB, after read load %.1f MB; reads %.0f calls/s, %.0f µs server CPU per call",
+			v.name, f.idle/n, f.seeded/n, f.read/n, f.rps/n, f.cpuUS/n)
 	}
 }

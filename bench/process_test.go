@@ -110,6 +110,21 @@ func (s *server) rssKB(tb testing.TB) int {
 	return 0
 }
 
+// cpu returns the CPU time (user + system) the process has used, from
+// /proc/<pid>/stat in clock ticks of 10 ms.
+func (s *server) cpu(tb testing.TB) time.Duration {
+	tb.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.pid))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	// The command name may hold spaces; the fields after it do not.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	utime, _ := strconv.Atoi(f[11])
+	stime, _ := strconv.Atoi(f[12])
+	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
+
 // settledRSS waits for the resident size to stop falling (the runtime
 // returns freed memory in the background) and returns it in MB.
 func (s *server) settledRSS(tb testing.TB, max time.Duration) float64 {
@@ -156,8 +171,10 @@ func (s *server) seedNotes(tb testing.TB, n int) {
 }
 
 // readLoad runs workers anonymous readers calling posts.list (20) and
-// posts.get for d and returns the calls per second.
-func (s *server) readLoad(tb testing.TB, workers int, d time.Duration) float64 {
+// posts.get for d and returns the calls per second and the server's CPU
+// time per call — the steadier figure on a shared machine, where other
+// work takes cores from the server and the load alike.
+func (s *server) readLoad(tb testing.TB, workers int, d time.Duration) (float64, time.Duration) {
 	tb.Helper()
 	var ids []string
 	var page struct {
@@ -179,6 +196,7 @@ func (s *server) readLoad(tb testing.TB, workers int, d time.Duration) float64 {
 	defer tr.CloseIdleConnections()
 	hc := &http.Client{Transport: tr}
 	var calls, failed atomic.Int64
+	cpu0 := s.cpu(tb)
 	stop := time.Now().Add(d)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
@@ -201,8 +219,10 @@ func (s *server) readLoad(tb testing.TB, workers int, d time.Duration) float64 {
 		}(w)
 	}
 	wg.Wait()
+	cpu := s.cpu(tb) - cpu0
 	if f := failed.Load(); f > 0 {
 		tb.Errorf("read load: %d of %d calls failed", f, calls.Load())
 	}
-	return float64(calls.Load()) / d.Seconds()
+	n := max(calls.Load(), 1)
+	return float64(n) / d.Seconds(), cpu / time.Duration(n)
 }
