@@ -77,15 +77,7 @@ func decodeParams(raw json.RawMessage, sch *schema, dst any) error {
 // an exponent.
 func isIntLiteral(s string) bool {
 	s = strings.TrimPrefix(s, "-")
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
 // jsonKind names the JSON a Go type is decoded from, for messages such as
