@@ -268,6 +268,11 @@ func TestStep2ValidationInBothLanguages(t *testing.T) {
 		}
 	}
 	s.Client.AcceptLanguage = ""
+	long := strings.Repeat("x", 257)
+	if status, _, body := submit(t, s, "/admin/setup", url.Values{"domain": {s.Domain()}, "username": {"alice"},
+		"password": {long}, "password_confirm": {long}}); status != 400 || !strings.Contains(body, "at most 256 characters") {
+		t.Errorf("a 257-character password: %d; want 400 saying at most 256 characters (not 'at least 8')", status)
+	}
 	status, _, body := submit(t, s, "/admin/setup", url.Values{"domain": {s.Domain()}, "username": {"alice"},
 		"password": {"long enough pw"}, "password_confirm": {"different pw"}})
 	if status != 400 || !strings.Contains(body, "do not match") {

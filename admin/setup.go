@@ -3,6 +3,7 @@ package admin
 import (
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/httpd"
@@ -225,6 +226,9 @@ func fieldMessage(e *murlog.Error) string {
 	case "username":
 		return "error.username_format"
 	case "password":
+		if strings.HasPrefix(e.Message, "must be at most") {
+			return "error.password_long"
+		}
 		return "error.password_short"
 	case "password_confirm":
 		return "error.password_mismatch"

@@ -60,12 +60,24 @@ func decodeParams(raw json.RawMessage, sch *schema, dst any) error {
 		if f == "" {
 			f = "params"
 		}
-		return murlog.Invalid(f, "must be %s", jsonKind(te.Type))
+		if kind := jsonKind(te.Type); kind != "an integer" || !isIntLiteral(strings.TrimPrefix(te.Value, "number ")) {
+			return murlog.Invalid(f, "must be %s", kind)
+		}
+		// An integer that does not fit the Go type: saying "must be an
+		// integer" of 99999999999999999999999 would be wrong.
+		return murlog.Invalid(f, "is out of range")
 	}
 	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		return murlog.Invalid(strings.Trim(f, `"`), "unknown parameter")
 	}
 	return murlog.Invalid("params", "%s", strings.TrimPrefix(err.Error(), "json: "))
+}
+
+// isIntLiteral reports whether s is a JSON number without a fraction or
+// an exponent.
+func isIntLiteral(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
 // jsonKind names the JSON a Go type is decoded from, for messages such as

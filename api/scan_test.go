@@ -120,3 +120,19 @@ func BenchmarkDecodeRequestStdlib(b *testing.B) {
 		}
 	}
 }
+
+// TestSyntaxErrorNamesTheByte: a byte outside printable ASCII is named by
+// its value, not shown as the Latin-1 character it is not, and a leading
+// byte order mark is called what it is.
+func TestSyntaxErrorNamesTheByte(t *testing.T) {
+	for _, tc := range []struct{ body, want string }{
+		{"\xef\xbb\xbf{}", "unexpected byte order mark U+FEFF (send JSON without one), expected a value at byte 0"},
+		{"{\"a\":\xff}", "unexpected byte 0xFF, expected a value"},
+		{`{"a" 1}`, `unexpected '1', expected ':'`},
+	} {
+		_, _, _, err := scan([]byte(tc.body))
+		if err == nil || !bytes.Contains([]byte(err.Error()), []byte(tc.want)) {
+			t.Errorf("scan(%q) = %v; want an error containing %q", tc.body, err, tc.want)
+		}
+	}
+}

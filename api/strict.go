@@ -192,7 +192,16 @@ func (s *scanner) unexpected(want string) error {
 	if s.pos >= len(s.data) {
 		return s.syntax("unexpected end of JSON, " + want)
 	}
-	return s.syntax(fmt.Sprintf("unexpected %q, %s", s.data[s.pos], want))
+	switch c := s.data[s.pos]; {
+	case bytes.HasPrefix(s.data[s.pos:], []byte("\xef\xbb\xbf")):
+		return s.syntax("unexpected byte order mark U+FEFF (send JSON without one), " + want)
+	case c >= 0x20 && c < 0x7f:
+		return s.syntax(fmt.Sprintf("unexpected %q, %s", c, want))
+	default:
+		// %q of a byte outside printable ASCII would show it as a Latin-1
+		// character ('ï' as 'ï'), which is not what was sent.
+		return s.syntax(fmt.Sprintf("unexpected byte 0x%02X, %s", c, want))
+	}
 }
 
 // report records the first problem of the current element at path+extra.

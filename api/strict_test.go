@@ -30,6 +30,7 @@ func TestStrictJSON(t *testing.T) {
 		{"upper-case param", `{"jsonrpc":"2.0","method":"posts.create","params":{"CONTENT":"x"},"id":1}`, -32602, "CONTENT", `did you mean "content"?`},
 		{"mixed-case nested key", `{"jsonrpc":"2.0","method":"personas.update","params":{"id":"` + pid + `","fields":[{"Name":"a","value":"b"}]},"id":1}`, -32602, "fields[0].Name", `did you mean "name"?`},
 		{"fraction for an integer", `{"jsonrpc":"2.0","method":"posts.list","params":{"limit":1.5},"id":1}`, -32602, "limit", "limit: must be an integer"},
+		{"integer out of range", `{"jsonrpc":"2.0","method":"posts.list","params":{"limit":99999999999999999999999},"id":1}`, -32602, "limit", "limit: is out of range"},
 		{"string for an integer", `{"jsonrpc":"2.0","method":"posts.list","params":{"limit":"ten"},"id":1}`, -32602, "limit", "limit: must be an integer"},
 		{"number for a string", `{"jsonrpc":"2.0","method":"posts.create","params":{"content":5},"id":1}`, -32602, "content", "content: must be a string"},
 		{"string for a boolean", `{"jsonrpc":"2.0","method":"posts.create","params":{"content":"x","sensitive":"yes"},"id":1}`, -32602, "sensitive", "sensitive: must be true or false"},

@@ -34,12 +34,74 @@ type Service struct {
 	// the cheap checks; tests swap them to count calls.
 	Hash  func(pw string) (string, error)
 	Check func(hash, pw string) (bool, error)
+	// HashWait is how long a password check waits for a free hashing
+	// slot (MaxConcurrentHashes) before it is refused as unavailable.
+	HashWait time.Duration
 }
+
+// MaxConcurrentHashes is how many argon2 runs (19 MiB each) one process
+// does at once, whatever their callers: the per-address limit does not
+// bound logins from many addresses, and each would otherwise hold its own
+// 19 MiB. Two keep both cores of a small server busy.
+const MaxConcurrentHashes = 2
+
+// DefaultHashWait is Service.HashWait's default: a check takes ~30 ms, so
+// a burst of logins waits its turn, and a flood is refused.
+const DefaultHashWait = 2 * time.Second
+
+// hashSlots is shared by every Service of the process: the memory is the
+// process's.
+var hashSlots = make(chan struct{}, MaxConcurrentHashes)
 
 // New returns a Service with the default policy.
 func New(st store.Store) *Service {
 	return &Service{store: st, SessionTTL: DefaultSessionTTL, MaxFailures: DefaultMaxFailures,
-		Lockout: DefaultLockout, FailureReset: DefaultFailureReset, Hash: HashPassword, Check: CheckPassword}
+		Lockout: DefaultLockout, FailureReset: DefaultFailureReset, Hash: HashPassword, Check: CheckPassword,
+		HashWait: DefaultHashWait}
+}
+
+// hashing runs fn, an argon2 hash or check, in one of the process's
+// hashing slots, waiting at most HashWait for one.
+func (s *Service) hashing(ctx context.Context, fn func()) error {
+	select {
+	case hashSlots <- struct{}{}:
+	default:
+		t := time.NewTimer(s.HashWait)
+		defer t.Stop()
+		select {
+		case hashSlots <- struct{}{}:
+		case <-t.C:
+			return &murlog.Error{Code: murlog.EUnavailable, RetryAfter: time.Second,
+				Message: "too many password checks at once; try again in a second"}
+		case <-ctx.Done():
+			return murlog.Errorf(murlog.EUnavailable, "request ended while waiting to check the password")
+		}
+	}
+	defer func() { <-hashSlots }()
+	fn()
+	return nil
+}
+
+// check is s.Check in a hashing slot.
+func (s *Service) check(ctx context.Context, hash, pw string) (ok bool, err error) {
+	if herr := s.hashing(ctx, func() { ok, err = s.Check(hash, pw) }); herr != nil {
+		return false, herr
+	}
+	if err != nil {
+		return false, murlog.Internal(err)
+	}
+	return ok, nil
+}
+
+// hash is s.Hash in a hashing slot.
+func (s *Service) hash(ctx context.Context, pw string) (h string, err error) {
+	if herr := s.hashing(ctx, func() { h, err = s.Hash(pw) }); herr != nil {
+		return "", herr
+	}
+	if err != nil {
+		return "", murlog.Internal(err)
+	}
+	return h, nil
 }
 
 // Caller is who is making a request, as resolved by the HTTP edge.
@@ -103,9 +165,9 @@ func (s *Service) Login(ctx context.Context, in LoginInput) (string, *murlog.Ses
 	if err != nil {
 		return "", nil, err
 	}
-	ok, err := s.Check(hash, in.Password)
+	ok, err := s.check(ctx, hash, in.Password)
 	if err != nil {
-		return "", nil, murlog.Internal(err)
+		return "", nil, err
 	}
 	if !ok {
 		return "", nil, murlog.Errorf(murlog.EUnauthorized, "wrong password")
@@ -258,16 +320,16 @@ func (s *Service) ChangePassword(ctx context.Context, in ChangePasswordInput) (i
 	}); err != nil {
 		return 0, err
 	}
-	ok, err := s.Check(hash, in.Current)
+	ok, err := s.check(ctx, hash, in.Current)
 	if err != nil {
-		return 0, murlog.Internal(err)
+		return 0, err
 	}
 	if !ok {
 		return 0, murlog.Invalid("current_password", "does not match")
 	}
-	newHash, err := s.Hash(in.Next)
+	newHash, err := s.hash(ctx, in.Next)
 	if err != nil {
-		return 0, murlog.Internal(err)
+		return 0, err
 	}
 	revoked := 0
 	err = s.store.Update(ctx, func(tx store.Tx) error {

@@ -77,7 +77,7 @@ func TestValidatePassword(t *testing.T) {
 	for _, tc := range []struct {
 		pw string
 		ok bool
-	}{{"1234567", false}, {"12345678", true}, {"日本語のパスワード", true}, {strings.Repeat("x", 257), false}} {
+	}{{"1234567", false}, {"12345678", true}, {"日本語のパスワード", true}, {strings.Repeat("x", 257), false}, {"password\xff\xfe", false}} {
 		if err := auth.ValidatePassword("password", tc.pw); (err == nil) != tc.ok {
 			t.Errorf("ValidatePassword(%d chars) = %v; want ok=%v", len([]rune(tc.pw)), err, tc.ok)
 		}

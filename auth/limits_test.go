@@ -1,6 +1,8 @@
 package auth_test
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -220,5 +222,50 @@ func TestResetFileWrittenByResetIsAccepted(t *testing.T) {
 	c.add(59 * time.Minute)
 	if err := s.ResetPassword(ctx, auth.ResetInput{Path: path, OwnerRef: ini, Secret: " " + secret + "\n", Password: "brand new pw", ClientKey: "k"}); err != nil {
 		t.Fatalf("ResetPassword with a file murlog reset wrote: %v", err)
+	}
+}
+
+// TestPasswordChecksAreBoundedPerProcess: logins from many addresses (which
+// the per-address limit does not bound) run at most MaxConcurrentHashes
+// argon2 checks at once; one that finds no slot within HashWait is refused
+// as unavailable with a Retry-After, without running a check.
+func TestPasswordChecksAreBoundedPerProcess(t *testing.T) {
+	s, _, _ := newService(t)
+	s.HashWait = 50 * time.Millisecond
+	entered, release := make(chan struct{}, auth.MaxConcurrentHashes), make(chan struct{})
+	var checks atomic.Int32
+	s.Check = func(h, pw string) (bool, error) {
+		checks.Add(1)
+		entered <- struct{}{}
+		<-release
+		return auth.CheckPassword(h, pw)
+	}
+	errs := make(chan error, auth.MaxConcurrentHashes)
+	for i := range auth.MaxConcurrentHashes {
+		go func() {
+			_, _, err := s.Login(ctx, auth.LoginInput{Password: "correct horse", ClientKey: fmt.Sprint("holder ", i)})
+			errs <- err
+		}()
+	}
+	for range auth.MaxConcurrentHashes {
+		<-entered // every slot is held by a check
+	}
+	_, _, err := s.Login(ctx, auth.LoginInput{Password: "correct horse", ClientKey: "one more address"})
+	var me *murlog.Error
+	if murlog.ErrorCode(err) != murlog.EUnavailable || !errors.As(err, &me) || me.RetryAfter <= 0 {
+		t.Errorf("login while %d checks run = %v; want unavailable with a Retry-After", auth.MaxConcurrentHashes, err)
+	}
+	if n := checks.Load(); n != auth.MaxConcurrentHashes {
+		t.Errorf("%d checks started; want %d", n, auth.MaxConcurrentHashes)
+	}
+	close(release)
+	for range auth.MaxConcurrentHashes {
+		if err := <-errs; err != nil {
+			t.Errorf("a login holding a slot failed: %v", err)
+		}
+	}
+	s.Check = auth.CheckPassword
+	if _, _, err := s.Login(ctx, auth.LoginInput{Password: "correct horse", ClientKey: "later"}); err != nil {
+		t.Errorf("login once the slots are free = %v", err)
 	}
 }

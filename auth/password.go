@@ -34,6 +34,12 @@ const (
 
 // ValidatePassword checks a new password against the limits.
 func ValidatePassword(field, pw string) error {
+	// A form can carry bytes that are not UTF-8; a password made of them
+	// could be set through the setup or reset page but never typed into
+	// the JSON login, which refuses them.
+	if !utf8.ValidString(pw) {
+		return murlog.Invalid(field, "is not valid UTF-8")
+	}
 	n := utf8.RuneCountInString(pw)
 	if n < MinPasswordLen {
 		return murlog.Invalid(field, "must be at least %d characters", MinPasswordLen)

@@ -205,9 +205,9 @@ func (s *Service) ResetPassword(ctx context.Context, in ResetInput) error {
 	if wrong {
 		return murlog.Invalid("secret", "does not match the reset file")
 	}
-	newHash, err := s.Hash(in.Password)
+	newHash, err := s.hash(ctx, in.Password)
 	if err != nil {
-		return murlog.Internal(err)
+		return err
 	}
 	err = s.store.Update(ctx, func(tx store.Tx) error {
 		now := tx.Now()

@@ -35,6 +35,7 @@ var catalog = map[string]map[Lang]string{
 	"error.csrf":              {En: "This form expired or was not sent from this site. Please submit it again.", Ja: "フォームの有効期限が切れたか、このサイト以外から送信されました。もう一度送信してください。"},
 	"error.required":          {En: "This field is required.", Ja: "入力してください。"},
 	"error.password_short":    {En: "The password must be at least 8 characters.", Ja: "パスワードは 8 文字以上にしてください。"},
+	"error.password_long":     {En: "The password must be at most 256 characters.", Ja: "パスワードは 256 文字以内にしてください。"},
 	"error.password_mismatch": {En: "The passwords do not match.", Ja: "パスワードが一致しません。"},
 	"error.username_format":   {En: "Use only letters A–Z and a–z, digits and underscore (up to 30).", Ja: "英字・数字・アンダースコア (30 文字まで) で入力してください。"},
 	"error.scheme":            {En: "Choose https or http.", Ja: "https か http を選んでください。"},

@@ -281,7 +281,8 @@ const (
 	// garbage grow to 5× that after every burst (a seed of 5,000 posts left
 	// 108 MB resident) and keep it; with the limit the collector runs, and
 	// the runtime returns memory, only when the heap nears 24 MiB. Reads
-	// are as fast as without it (docs/benchmarks.md, "Memory").
+	// are as fast as without it (docs/benchmarks.md, "Memory and request
+	// limits").
 	residentMemoryLimit = 24 << 20
 )
 
