@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"strings"
 
 	"github.com/murlog/murlog/i18n"
 )
@@ -32,14 +33,18 @@ const (
 var forwardingHeaders = []string{"Forwarded", "X-Forwarded-For", "X-Real-Ip", "X-Forwarded-Host", "X-Forwarded-Proto"}
 
 // direct reports a request from a loopback address with no forwarding
-// headers: someone on this machine, like the README's local trial.
+// headers, addressed to a loopback name: someone on this machine, like the
+// README's local trial. The Host test catches the proxy that forwards
+// without adding a header but passes the site's name on (nginx's
+// `proxy_set_header Host $host`): a browser on this machine reaching
+// murlog directly asks for 127.0.0.1, [::1] or localhost.
 func direct(r *http.Request) bool {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr
 	}
 	a, err := netip.ParseAddr(host)
-	if err != nil || !a.Unmap().IsLoopback() {
+	if err != nil || !a.Unmap().IsLoopback() || !loopbackHost(r.Host) {
 		return false
 	}
 	for _, h := range forwardingHeaders {
@@ -48,6 +53,20 @@ func direct(r *http.Request) bool {
 		}
 	}
 	return true
+}
+
+// loopbackHost reports whether a Host header names this machine:
+// localhost, or a loopback address, with or without a port.
+func loopbackHost(h string) bool {
+	if host, _, err := net.SplitHostPort(h); err == nil {
+		h = host
+	}
+	h = strings.Trim(h, "[]")
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	a, err := netip.ParseAddr(h)
+	return err == nil && a.Unmap().IsLoopback()
 }
 
 // setupAllowed checks the setup token on a wizard request and answers 403

@@ -22,6 +22,7 @@ type browser struct {
 	t       *testing.T
 	a       *app.App
 	remote  string
+	host    string // the Host header; httptest's example.com when empty
 	header  http.Header
 	cookies map[string]*http.Cookie
 }
@@ -39,6 +40,9 @@ func (b *browser) do(method, target string, form url.Values) *httptest.ResponseR
 		req = httptest.NewRequest(method, target, nil)
 	}
 	req.RemoteAddr = b.remote
+	if b.host != "" {
+		req.Host = b.host
+	}
 	req.Header.Set("Accept", "text/html")
 	for k, v := range b.header {
 		req.Header[k] = v
@@ -125,6 +129,21 @@ func TestSetupTokenInServeMode(t *testing.T) {
 	proxied.header = http.Header{"Forwarded": {"for=203.0.113.9"}}
 	if rec := proxied.do("GET", "/admin/setup/server", nil); rec.Code != 403 {
 		t.Errorf("loopback with Forwarded = %d; want 403 (needs the token)", rec.Code)
+	}
+	// A proxy that adds no header but passes the site's name on (nginx's
+	// proxy_set_header Host $host): loopback, yet not a local browser.
+	proxied.header = nil
+	for _, host := range []string{"blog.example.com", "203.0.113.5:8080"} {
+		proxied.host = host
+		if rec := proxied.do("GET", "/admin/setup/server", nil); rec.Code != 403 {
+			t.Errorf("loopback asking for Host %s = %d; want 403 (needs the token)", host, rec.Code)
+		}
+	}
+	for _, host := range []string{"127.0.0.1:8080", "localhost:8080", "[::1]:8080", "LOCALHOST"} {
+		proxied.host = host
+		if rec := proxied.do("GET", "/admin/setup/server", nil); rec.Code != 200 {
+			t.Errorf("loopback asking for Host %s = %d; want 200 (a local browser)", host, rec.Code)
+		}
 	}
 
 	// The owner, with the link: both steps work, the token kept in a cookie.
