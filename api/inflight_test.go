@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -16,11 +17,18 @@ import (
 )
 
 // TestAnonymousBatchesInFlightAreCapped holds MaxAnonBatches anonymous
-// batches open (their bodies never finish) and checks that the next one is
-// refused with 503 and Retry-After before its body is read, while single
-// anonymous calls and the owner's batches still go through.
+// batches in flight (each runs a method that blocks until the test lets it
+// go) and checks that the next one is refused with 503 and Retry-After,
+// while single anonymous calls and the owner's batches still go through;
+// and that a batch whose body is still arriving holds no slot.
 func TestAnonymousBatchesInFlightAreCapped(t *testing.T) {
 	s := New(Deps{}, slog.New(slog.DiscardHandler))
+	running, release := make(chan struct{}, MaxAnonBatches), make(chan struct{})
+	register(s, "test.block", public, false, func(ctx context.Context, _ *noParams) (any, error) {
+		running <- struct{}{}
+		<-release
+		return nil, nil
+	})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("X-Test-Owner") != "" {
 			r = r.WithContext(auth.WithCaller(r.Context(), &auth.Caller{Owner: true, Via: "token"}))
@@ -37,33 +45,37 @@ func TestAnonymousBatchesInFlightAreCapped(t *testing.T) {
 		}
 		return http.DefaultClient.Do(req)
 	}
-
-	type held struct {
-		w    *io.PipeWriter
-		done chan int
+	status := func(body io.Reader, owner bool, done chan<- int) {
+		resp, err := post(body, owner)
+		if err != nil {
+			done <- -1
+			return
+		}
+		resp.Body.Close()
+		done <- resp.StatusCode
 	}
-	var open []held
+
+	// Slow bodies first: they are being read, not run, so they take no slot.
+	var slow []*io.PipeWriter
+	slowDone := make(chan int, MaxAnonBatches)
 	for range MaxAnonBatches {
 		pr, pw := io.Pipe()
-		h := held{w: pw, done: make(chan int, 1)}
-		go func() {
-			resp, err := post(pr, false)
-			if err != nil {
-				h.done <- -1
-				return
-			}
-			resp.Body.Close()
-			h.done <- resp.StatusCode
-		}()
+		go status(pr, false, slowDone)
 		go pw.Write([]byte(`  [`))
-		open = append(open, h)
+		slow = append(slow, pw)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for len(s.anonBatches) < MaxAnonBatches {
-		if time.Now().After(deadline) {
-			t.Fatalf("only %d of %d held batches took a slot", len(s.anonBatches), MaxAnonBatches)
+	blocked := `[{"jsonrpc":"2.0","method":"test.block","id":1}]`
+	held := make(chan int, MaxAnonBatches)
+	for range MaxAnonBatches {
+		go status(strings.NewReader(blocked), false, held)
+	}
+	for i := range MaxAnonBatches {
+		select {
+		case <-running:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("only %d of %d blocking batches started while %d slow bodies were open; slow bodies must not hold slots",
+				i, MaxAnonBatches, len(slow))
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
 
 	call := `{"jsonrpc":"2.0","method":"no.such","id":1}`
@@ -101,11 +113,17 @@ func TestAnonymousBatchesInFlightAreCapped(t *testing.T) {
 		}
 	}
 
-	for _, h := range open {
-		h.w.Write([]byte(call + "]"))
-		h.w.Close()
-		if got := <-h.done; got != http.StatusOK {
+	close(release)
+	for range MaxAnonBatches {
+		if got := <-held; got != http.StatusOK {
 			t.Errorf("held batch finished with HTTP %d; want 200", got)
+		}
+	}
+	for _, w := range slow {
+		w.Write([]byte(call + "]"))
+		w.Close()
+		if got := <-slowDone; got != http.StatusOK {
+			t.Errorf("slow batch finished with HTTP %d; want 200", got)
 		}
 	}
 	resp, err = post(strings.NewReader("["+call+"]"), false)

@@ -5,7 +5,6 @@
 package api
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -101,20 +100,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	anon := !auth.CallerFrom(r.Context()).Owner
-	in := bufio.NewReaderSize(http.MaxBytesReader(w, r.Body, MaxBody), 16)
-	// The cap on anonymous batches is checked on the first byte, before
-	// the body is read: a refused request costs nothing more.
-	if anon && firstByte(in) == '[' {
-		if !s.acquireAnonBatch(r) {
-			err := &murlog.Error{Code: murlog.EUnavailable, RetryAfter: time.Second,
-				Message: fmt.Sprintf("too many anonymous batch requests in flight (limit %d); retry in a second", MaxAnonBatches)}
-			httpd.SetRetryAfter(w, err)
-			s.writeResponse(w, errorResponse(nullID, err))
-			return
-		}
-		defer s.releaseAnonBatch()
-	}
-	body, err := readBody(in, r.ContentLength)
+	body, err := readBody(http.MaxBytesReader(w, r.Body, MaxBody), r.ContentLength)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -126,6 +112,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body = bytes.TrimSpace(body)
+	// The cap on anonymous batches bounds the work in flight — parsing,
+	// running and encoding up to MaxBatch calls — and is taken once the
+	// body is in, before any of it: a client sending its body slowly holds
+	// a connection (bounded by the server's read timeout and MaxBody), not
+	// a slot that other readers wait for.
+	if anon && len(body) > 0 && body[0] == '[' {
+		if !s.acquireAnonBatch(r) {
+			err := &murlog.Error{Code: murlog.EUnavailable, RetryAfter: time.Second,
+				Message: fmt.Sprintf("too many anonymous batch requests in flight (limit %d); retry in a second", MaxAnonBatches)}
+			httpd.SetRetryAfter(w, err)
+			s.writeResponse(w, errorResponse(nullID, err))
+			return
+		}
+		defer s.releaseAnonBatch()
+	}
 	st := &callState{}
 	ctx := context.WithValue(r.Context(), stateKey{}, st)
 	b := &budget{limit: OwnerBudget, pool: &s.bufs}
@@ -203,24 +204,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Write([]byte("\n"))
 }
 
-// firstByte returns the first byte of the body that is not JSON
-// whitespace, leaving it unread; 0 at the end of the body.
-func firstByte(in *bufio.Reader) byte {
-	for {
-		c, err := in.Peek(1)
-		if err != nil {
-			return 0
-		}
-		switch c[0] {
-		case ' ', '\t', '\n', '\r':
-			in.Discard(1)
-		default:
-			return c[0]
-		}
-	}
-}
-
-// readBody reads the rest of the body into a buffer sized from the
+// readBody reads the body into a buffer sized from the
 // Content-Length when there is one, so a 1 MiB body is not held twice
 // while the buffer grows.
 func readBody(in io.Reader, length int64) ([]byte, error) {
