@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -35,7 +36,12 @@ func TestAnonymousBatchesInFlightAreCapped(t *testing.T) {
 		}
 		s.ServeHTTP(w, r)
 	}))
-	defer srv.Close()
+	// Cleanups run last first: on a failure the held batches are let go
+	// and the slow bodies ended before the server waits for its handlers.
+	t.Cleanup(srv.Close)
+	var releaseOnce sync.Once
+	letGo := func() { releaseOnce.Do(func() { close(release) }) }
+	t.Cleanup(letGo)
 
 	post := func(body io.Reader, owner bool) (*http.Response, error) {
 		req, _ := http.NewRequest(http.MethodPost, srv.URL, body)
@@ -64,6 +70,11 @@ func TestAnonymousBatchesInFlightAreCapped(t *testing.T) {
 		go pw.Write([]byte(`  [`))
 		slow = append(slow, pw)
 	}
+	t.Cleanup(func() {
+		for _, w := range slow {
+			w.CloseWithError(io.ErrUnexpectedEOF)
+		}
+	})
 	blocked := `[{"jsonrpc":"2.0","method":"test.block","id":1}]`
 	held := make(chan int, MaxAnonBatches)
 	for range MaxAnonBatches {
@@ -113,7 +124,7 @@ func TestAnonymousBatchesInFlightAreCapped(t *testing.T) {
 		}
 	}
 
-	close(release)
+	letGo()
 	for range MaxAnonBatches {
 		if got := <-held; got != http.StatusOK {
 			t.Errorf("held batch finished with HTTP %d; want 200", got)
