@@ -66,7 +66,9 @@ func checkRunes(field, s string, name bool) error {
 
 // IsControl reports whether r is a C0 or C1 control character or DEL.
 // Unlike unicode.IsControl it is spelled out, so the rule is visible where
-// it is enforced (and by markup, which strips the same set from output).
+// it is enforced. config refuses the same set in paths, and markup strips
+// it (less tab and line breaks) from output with a byte-level twin that a
+// test holds to this one.
 func IsControl(r rune) bool {
 	return r < 0x20 || r >= 0x7f && r <= 0x9f
 }

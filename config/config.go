@@ -15,10 +15,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/murlog/murlog"
 )
 
 // FileName is the name of the ini file murlog looks for.
@@ -236,7 +237,7 @@ func HasControl(s string) bool {
 		return true
 	}
 	for _, r := range s {
-		if unicode.IsControl(r) {
+		if murlog.IsControl(r) {
 			return true
 		}
 	}
