@@ -101,7 +101,8 @@ func (m *Managed) EnqueueBatch(ctx context.Context, js []Job) error {
 	if err != nil {
 		return err
 	}
-	return m.count(ctx, Enqueued(n))
+	m.count(ctx, Enqueued(n))
+	return nil
 }
 
 // DequeueBatch implements Queue.
@@ -149,14 +150,20 @@ func (m *Managed) AckBatch(ctx context.Context, acks []Ack) error {
 			t.Processed(s.Job.Topic, s.Status, acks[i].Result.Duration)
 		}
 	}
-	return m.count(ctx, t.Samples())
+	m.count(ctx, t.Samples())
+	return nil
 }
 
-func (m *Managed) count(ctx context.Context, deltas []Sample) error {
+// count records metric deltas, best effort. It runs after the outcome it
+// counts is stored, so its failure must not fail the call: a producer told
+// that an enqueue failed may enqueue again under a fresh id, and a worker
+// would retry an ack that already applied. A lost count is the lesser
+// harm; the job states themselves (queue_depth) stay exact.
+func (m *Managed) count(ctx context.Context, deltas []Sample) {
 	if m.c == nil || len(deltas) == 0 {
-		return nil
+		return
 	}
-	return m.c.Count(ctx, deltas)
+	_ = m.c.Count(ctx, deltas)
 }
 
 // HealthCheck implements Queue.
@@ -273,9 +280,7 @@ func (m *Managed) RecoverStale(ctx context.Context, olderThan time.Duration) (in
 			}
 		}
 		total += settled
-		if err := m.count(ctx, t.Samples()); err != nil {
-			return total, err
-		}
+		m.count(ctx, t.Samples())
 		if len(js) < staleChunk || settled == 0 {
 			return total, nil
 		}
