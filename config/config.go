@@ -150,6 +150,9 @@ func (c *Config) set(key, v string) error {
 		if v == "" {
 			return "", errors.New("must not be empty")
 		}
+		if !utf8.ValidString(v) {
+			return "", errors.New("is not valid UTF-8")
+		}
 		if HasControl(v) {
 			return "", errors.New("must not contain control characters")
 		}

@@ -266,8 +266,12 @@ func TestWorkerAndQueueKeys(t *testing.T) {
 func TestPathsRefuseControlCharacters(t *testing.T) {
 	p := filepath.Join(t.TempDir(), FileName)
 	for _, v := range []string{"da\tta", "data\x1b[2K", "data\u0085", "\xffdata", "da\x7fta"} {
-		if _, err := FromValues(p, map[string]string{"media_path": v}); err == nil || !strings.Contains(err.Error(), "control characters") {
-			t.Errorf("FromValues(media_path=%q) = %v; want a control-character error", v, err)
+		want := "control characters"
+		if v == "\xffdata" {
+			want = "is not valid UTF-8"
+		}
+		if _, err := FromValues(p, map[string]string{"media_path": v}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("FromValues(media_path=%q) = %v; want an error saying %q", v, err, want)
 		}
 		if _, err := Load(p, env(map[string]string{"MURLOG_DATA_DIR": v})); err == nil || !strings.Contains(err.Error(), "MURLOG_DATA_DIR") {
 			t.Errorf("Load with MURLOG_DATA_DIR=%q = %v; want an error naming the variable", v, err)

@@ -44,7 +44,7 @@ var catalog = map[string]map[Lang]string{
 	"error.rate_limited":      {En: "Too many attempts. Try again in a few minutes.", Ja: "試行回数が多すぎます。数分後にもう一度お試しください。"},
 	"error.generic":           {En: "Something went wrong:", Ja: "エラーが発生しました:"},
 	// Step 1 directory problems: %s is the directory as murlog resolved it.
-	"dir.control":        {En: "The path contains control characters.", Ja: "パスに制御文字が含まれています。"},
+	"dir.control":        {En: "The path contains control characters or bytes that are not UTF-8.", Ja: "パスに制御文字か UTF-8 でないバイトが含まれています。"},
 	"dir.system":         {En: "%s is a system directory.", Ja: "%s はシステムのディレクトリです。"},
 	"dir.home":           {En: "%s is your home directory itself; use a folder inside it.", Ja: "%s はホームディレクトリそのものです。その中のフォルダーを指定してください。"},
 	"dir.docroot":        {En: "%s is the folder of murlog.ini (under CGI, the web document root) or contains it; use a folder inside it.", Ja: "%s は murlog.ini のあるフォルダー (CGI では Web の公開フォルダー) か、それを含むフォルダーです。その中のフォルダーを指定してください。"},
