@@ -346,8 +346,9 @@ func (c *cleaner) cleanAttr(el, key, val string) (string, bool) {
 	case "href":
 		if el == "a" {
 			u, ok := cleanURL(val, false)
-			if ok && c.p.IDPrefix != "" && strings.HasPrefix(u, "#") && !strings.HasPrefix(u, "#"+c.p.IDPrefix) {
-				// A link to an id in the post follows the id's prefix.
+			if ok && c.p.IDPrefix != "" && len(u) > 1 && u[0] == '#' && !strings.HasPrefix(u, "#"+c.p.IDPrefix) {
+				// A link to an id in the post follows the id's prefix; a
+				// bare "#" (the top of the page) names no id and stays.
 				u = "#" + c.p.IDPrefix + u[1:]
 			}
 			return u, ok

@@ -393,6 +393,15 @@ func TestSanitizePolicy(t *testing.T) {
 	}
 }
 
+// TestBareHashIsNoIDLink: a link to "#" names no id, so it never becomes
+// a dead "#user-content-" (an empty URL is dropped, keeping the text).
+func TestBareHashIsNoIDLink(t *testing.T) {
+	in := `<a href="#">top</a>`
+	if got := Sanitize(in, ArticlePolicy()); strings.Contains(got, IDPrefix+`"`) || !strings.Contains(got, "top") {
+		t.Errorf("Sanitize(%q) = %q; want the text, and no link to an empty id", in, got)
+	}
+}
+
 // TestSanitizeStripsControls checks remote HTML too loses its control
 // characters, written raw or as character references. (&#x85; is not one:
 // HTML maps it to U+2026 as windows-1252 would.)
