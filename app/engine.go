@@ -21,7 +21,6 @@ import (
 // the stored metrics. openEngine is the one place that names a store
 // adapter; everything else in murlog sees these ports.
 type engine struct {
-	driver string
 	store  store.Store
 	queue  queue.Engine // the embedded queue; queue.New makes it a Queue
 	ledger worker.Ledger
@@ -61,7 +60,7 @@ func (a *App) openEngine(ctx context.Context, driver, dsn string) (*engine, erro
 			return nil, err
 		}
 		q := db.Queue()
-		return &engine{driver: driver, store: db, queue: q, ledger: db.Ledger(), stats: q,
+		return &engine{store: db, queue: q, ledger: db.Ledger(), stats: q,
 			runnable: q.HasRunnable, health: func(ctx context.Context) error { return sqliteHealth(ctx, db) },
 			vacuum: db, close: db.Close}, nil
 	case DriverPostgres:

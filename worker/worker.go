@@ -191,7 +191,6 @@ type run struct {
 	sinceEv  int
 	acks     []queue.Ack
 	done     []string // ids to record in the ledger before acking
-	firstAck time.Time
 	finished int
 	lastMnt  time.Time
 }
