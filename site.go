@@ -64,4 +64,6 @@ func (s Site) RepliesURL(username, id string) string { return s.PostURL(username
 // ActivityURL is the id of an activity a persona sent (Follow, Like,
 // Announce, Block, Accept, Create, Update, Delete, Undo): unique, so an
 // Undo can name exactly the activity it undoes.
-func (s Site) ActivityURL(username, id string) string { return s.ActorURL(username) + "/activities/" + id }
+func (s Site) ActivityURL(username, id string) string {
+	return s.ActorURL(username) + "/activities/" + id
+}
