@@ -18,7 +18,6 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/murlog/murlog"
@@ -189,44 +188,6 @@ func isRedirect(status int) bool {
 		return true
 	}
 	return false
-}
-
-// knock sends r, signed as the domain's Memory says or RFC 9421 first;
-// an unknown domain that refuses RFC 9421 with 401/403 gets one more try
-// with cavage. exhausted reports that a 401/403 cannot be fixed by
-// another scheme (both were tried, or the request was not signed).
-func (c *Client) knock(ctx context.Context, r request, s Signer) (resp *http.Response, exhausted bool, err error) {
-	if s == nil {
-		resp, err = c.send(ctx, r, nil, 0)
-		return resp, true, err
-	}
-	domain := strings.ToLower(r.u.Host)
-	scheme, known := c.mem.Scheme(domain)
-	if !known {
-		scheme = SchemeRFC9421
-	}
-	resp, err = c.send(ctx, r, s, scheme)
-	if err != nil {
-		return nil, false, err
-	}
-	switch {
-	case known:
-		return resp, false, nil
-	case ok(resp.StatusCode):
-		c.mem.Remember(domain, scheme)
-		return resp, false, nil
-	case resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden:
-		return resp, false, nil
-	}
-	discard(resp)
-	resp, err = c.send(ctx, r, s, SchemeCavage)
-	if err != nil {
-		return nil, false, err
-	}
-	if ok(resp.StatusCode) {
-		c.mem.Remember(domain, SchemeCavage)
-	}
-	return resp, true, nil
 }
 
 func ok(status int) bool { return status >= 200 && status < 300 }
