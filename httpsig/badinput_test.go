@@ -97,7 +97,7 @@ func TestBadInput(t *testing.T) {
 			}, "signature invalid"},
 			{"digest unsigned", func() error {
 				r := signedInbound(t, scheme, k.rsaAKey, nil, now) // GET-shaped signature …
-				r.Method = http.MethodPost                        // … on a POST with a body
+				r.Method = http.MethodPost                         // … on a POST with a body
 				return parseVerify(r, inboxBody, k.rsaAPub, murlogOpts)
 			}, digestName + " header not signed"},
 			{"digest mismatch", func() error {
