@@ -227,3 +227,15 @@ func TestWindow(t *testing.T) {
 		wantReason(t, tt.name, err, tt.want)
 	}
 }
+
+// TestHugeSignedHeader: a signed header other than the signature's own is
+// capped too, so a signature base stays small.
+func TestHugeSignedHeader(t *testing.T) {
+	k := loadKeys(t)
+	for _, scheme := range []Scheme{Cavage, RFC9421} {
+		r := signedInbound(t, scheme, k.rsaAKey, inboxBody, now)
+		r.Header.Set("Content-Type", strings.Repeat("a", MaxHeaderLen+1))
+		_, err := Parse(r, true, murlogOpts)
+		wantReason(t, scheme.String(), err, "signed header content-type too long")
+	}
+}

@@ -255,9 +255,9 @@ func cavageBase(r *http.Request, t target, uri string, names []string, p cavageP
 			if strings.HasPrefix(n, "(") {
 				return nil, fail("unsupported pseudo-header " + n)
 			}
-			v, ok := headerValue(r.Header, n)
-			if !ok {
-				return nil, fail("signed header " + n + " missing")
+			v, err := signedValue(r.Header, n)
+			if err != nil {
+				return nil, err
 			}
 			b.WriteString(v)
 		}

@@ -128,6 +128,9 @@ type target struct {
 
 func targetOf(r *http.Request, base string) (target, error) {
 	t := target{scheme: "http", host: r.Host, uri: r.URL.RequestURI()}
+	if strings.HasPrefix(r.RequestURI, "/") {
+		t.uri = r.RequestURI // the bytes the client sent, not a re-encoding
+	}
 	if r.TLS != nil {
 		t.scheme = "https"
 	}
@@ -276,6 +279,19 @@ func signTarget(r *http.Request) target {
 		r.Host = r.URL.Host
 	}
 	return target{scheme: r.URL.Scheme, host: r.Host, uri: r.URL.RequestURI()}
+}
+
+// signedValue is headerValue for a signature base, refusing a value over
+// MaxHeaderLen so a base stays small.
+func signedValue(h http.Header, name string) (string, error) {
+	v, ok := headerValue(h, name)
+	if !ok {
+		return "", fail("signed header " + name + " missing")
+	}
+	if len(v) > MaxHeaderLen {
+		return "", fail("signed header " + name + " too long")
+	}
+	return v, nil
 }
 
 // headerValue is a header field's value as both generations sign it: every

@@ -233,8 +233,5 @@ func componentValue(r *http.Request, t target, c string) (string, error) {
 	if strings.HasPrefix(c, "@") {
 		return "", fail("unsupported component " + c)
 	}
-	if v, ok := headerValue(r.Header, c); ok {
-		return v, nil
-	}
-	return "", fail("signed header " + c + " missing")
+	return signedValue(r.Header, c)
 }

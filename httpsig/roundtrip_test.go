@@ -164,3 +164,24 @@ func TestSignHeaders(t *testing.T) {
 		t.Errorf("GET got a Digest header")
 	}
 }
+
+// TestRoundTripEscapedTarget: a percent-encoded path and query are signed
+// and verified byte for byte over a real connection.
+func TestRoundTripEscapedTarget(t *testing.T) {
+	k := loadKeys(t)
+	for _, sign := range []func(*http.Request, []byte, Key, time.Time) error{SignCavage, SignRFC9421} {
+		srv, results := verifyingServer(t, k.rsaAPub, now)
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/tags/caf%C3%A9/%7Eme?q=a%20b&x=%2F", nil)
+		if err := sign(req, nil, k.rsaAKey, now); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := <-results; got.err != nil {
+			t.Fatalf("server refused %s: %v", req.URL.RequestURI(), got.err)
+		}
+	}
+}
