@@ -193,12 +193,13 @@ func buildRFC9421(r *http.Request, t target, o VerifyOptions, in sfMember, comps
 // component, then @signature-params.
 func rfcBase(r *http.Request, t target, comps []string, params string) ([]byte, error) {
 	var b strings.Builder
+	b.Grow(256 + len(params))
 	for _, c := range comps {
 		v, err := componentValue(r, t, c)
 		if err != nil {
 			return nil, err
 		}
-		b.WriteString(strconv.Quote(c)) // names are lower-case ASCII without quotes or escapes
+		sfItem{kind: sfString, str: c}.serialize(&b)
 		b.WriteString(": ")
 		b.WriteString(v)
 		b.WriteByte('\n')

@@ -290,6 +290,14 @@ func (p *sfParser) number() (sfItem, bool) {
 
 func (p *sfParser) str() (sfItem, bool) {
 	p.pos++ // "
+	// Fast path: no escapes before the closing quote.
+	if end := strings.IndexByte(p.s[p.pos:], '"'); end >= 0 {
+		raw := p.s[p.pos : p.pos+end]
+		if strings.IndexByte(raw, '\\') < 0 && printable(raw) {
+			p.pos += end + 1
+			return sfItem{kind: sfString, str: raw}, true
+		}
+	}
 	var b strings.Builder
 	for p.pos < len(p.s) {
 		c := p.s[p.pos]
@@ -314,6 +322,15 @@ func (p *sfParser) str() (sfItem, bool) {
 		}
 	}
 	return sfItem{}, false
+}
+
+func printable(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *sfParser) token() (sfItem, bool) {
@@ -389,6 +406,7 @@ func serializeParams(b *strings.Builder, ps []sfParam) {
 // @signature-params.
 func (m sfMember) serializeInnerList() string {
 	var b strings.Builder
+	b.Grow(128)
 	b.WriteByte('(')
 	for i, it := range m.items {
 		if i > 0 {
