@@ -239,7 +239,7 @@ func (r *Ref) UnmarshalJSON(b []byte) error {
 	}
 	switch b[0] {
 	case '"':
-		return json.Unmarshal(b, &r.ID)
+		return unquote(b, &r.ID)
 	case '{':
 		var w struct {
 			wireObject
@@ -334,7 +334,7 @@ func (s *oneString) UnmarshalJSON(b []byte) error {
 	}
 	switch b[0] {
 	case '"':
-		return json.Unmarshal(b, (*string)(s))
+		return unquote(b, (*string)(s))
 	case '[':
 		var vs []json.RawMessage
 		if err := json.Unmarshal(b, &vs); err != nil {
@@ -342,7 +342,7 @@ func (s *oneString) UnmarshalJSON(b []byte) error {
 		}
 		for _, v := range vs {
 			if len(v) > 0 && v[0] == '"' {
-				return json.Unmarshal(v, (*string)(s))
+				return unquote(v, (*string)(s))
 			}
 		}
 	}
@@ -401,7 +401,7 @@ type looseTime time.Time
 
 func (t *looseTime) UnmarshalJSON(b []byte) error {
 	var s string
-	if len(b) == 0 || b[0] != '"' || json.Unmarshal(b, &s) != nil {
+	if len(b) == 0 || b[0] != '"' || unquote(b, &s) != nil {
 		return nil
 	}
 	if v, err := time.Parse(time.RFC3339Nano, s); err == nil {
@@ -430,4 +430,24 @@ func (v *looseInt) UnmarshalJSON(b []byte) error {
 		*v = looseInt(f)
 	}
 	return nil
+}
+
+// unquote decodes the JSON string b into s. Most strings in ActivityPub
+// documents (IRIs, types, dates) have no escapes: those are sliced
+// directly, sparing a decoder per field; the rest go through encoding/json.
+func unquote(b []byte, s *string) error {
+	if n := len(b); n >= 2 && b[0] == '"' && b[n-1] == '"' {
+		plain := true
+		for _, c := range b[1 : n-1] {
+			if c == '\\' || c == '"' || c < 0x20 || c >= 0x80 {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			*s = string(b[1 : n-1])
+			return nil
+		}
+	}
+	return json.Unmarshal(b, s)
 }
