@@ -20,7 +20,7 @@ func check(o *Object, path string) error {
 		{"inReplyTo", o.InReplyTo}, {"url", o.URL}, {"quote", o.QuoteOf},
 		{"inbox", o.Inbox}, {"outbox", o.Outbox}, {"followers", o.Followers},
 		{"following", o.Following}, {"featured", o.Featured},
-		{"endpoints.sharedInbox", o.SharedInbox}, {"movedTo", o.MovedTo},
+		{"endpoints.sharedInbox", o.Endpoints.SharedInbox}, {"movedTo", o.MovedTo},
 	} {
 		if err := checkIRI(path+f.name, f.v); err != nil {
 			return err

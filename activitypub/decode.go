@@ -189,7 +189,7 @@ func (w *wireObject) object() *Object {
 		}
 	}
 	if w.Endpoints != nil {
-		o.SharedInbox = w.Endpoints.SharedInbox.ID
+		o.Endpoints.SharedInbox = w.Endpoints.SharedInbox.ID
 	}
 	if w.InteractionPolicy != nil {
 		o.InteractionPolicy = &InteractionPolicy{}

@@ -33,7 +33,7 @@ const (
 var fixtures = map[string]want{
 	"mastodon/actor.json": {typ: "Person", keyID: mAlice + "#main-key", keyPrefix: pem, check: func(t *testing.T, o *Object) {
 		eq(t, "featured", o.Featured, mAlice+"/collections/featured")
-		eq(t, "sharedInbox", o.SharedInbox, "https://mastodon.example/inbox")
+		eq(t, "sharedInbox", o.Endpoints.SharedInbox, "https://mastodon.example/inbox")
 		eq(t, "preferredUsername", o.PreferredUsername, "alice")
 		if fs := o.Fields(); len(fs) != 2 || fs[0].Name != "Blog" || !strings.Contains(fs[0].Value, "alice.example") {
 			t.Errorf("Fields() = %+v; want Blog and Pronouns", fs)
@@ -96,7 +96,7 @@ var fixtures = map[string]want{
 
 	"misskey/actor.json": {typ: "Person", keyID: kBob + "#main-key", keyPrefix: pem, check: func(t *testing.T, o *Object) {
 		eq(t, "summary", o.Summary, "<p><span>猫です</span></p>")
-		eq(t, "sharedInbox", o.SharedInbox, "https://misskey.example/inbox")
+		eq(t, "sharedInbox", o.Endpoints.SharedInbox, "https://misskey.example/inbox")
 		if !o.ManuallyApprovesFollowers || o.Image != nil || len(o.Fields()) != 1 {
 			t.Errorf("locked, image, fields = %v, %v, %v", o.ManuallyApprovesFollowers, o.Image, o.Fields())
 		}

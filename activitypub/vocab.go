@@ -71,6 +71,11 @@ type Multikey struct {
 	ID, Type, Controller, PublicKeyMultibase string
 }
 
+// Endpoints is an actor's endpoints; only the shared inbox is read.
+type Endpoints struct {
+	SharedInbox string
+}
+
 // Key is the material KeyByID finds: exactly one of PEM and Multibase is set.
 type Key struct {
 	ID, Owner      string
@@ -123,7 +128,7 @@ type Object struct {
 	// Actors.
 	PreferredUsername                             string
 	Inbox, Outbox, Followers, Following, Featured string
-	SharedInbox                                   string // endpoints.sharedInbox
+	Endpoints                                     Endpoints
 	PublicKey                                     []PublicKey
 	AssertionMethod                               []Multikey
 	ManuallyApprovesFollowers, Discoverable       bool
