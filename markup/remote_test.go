@@ -49,6 +49,7 @@ var remoteHostile = []struct{ name, in, want string }{
 	{"comment", `<!-- <script>x</script> -->ok`, `ok`},
 	{"attribute breakout", `<a href="https://a.example/&quot;onmouseover=&quot;x">x</a>`, `<a href="https://a.example/%22onmouseover=%22x" rel="nofollow noopener noreferrer" target="_blank">x</a>`},
 	{"heading inside list", `<ul><li><h2>t</h2></li></ul>`, `<ul><li><p><strong>t</strong></p></li></ul>`},
+	{"link with only a class", `<A ClAss>x</A><a class="mention" title="t">y</a>`, `xy`},
 	{"form", `<form action="https://evil.example"><input name="x"><button>b</button></form>`, `b`},
 }
 

@@ -168,7 +168,7 @@ func (c *cleaner) clean(parent *html.Node, sc scope) {
 					n = headingToStrong(parent, n)
 				}
 				n.Attr = c.cleanAttrs(n.Data, n.Attr)
-				if rule == elemNeedAttr && len(n.Attr) == 0 {
+				if rule == elemNeedAttr && (len(n.Attr) == 0 || n.Data == "a" && !hasURL(n.Attr)) {
 					next = unwrap(parent, n, next)
 					break
 				}
@@ -358,6 +358,17 @@ func (c *cleaner) cleanAttrs(el string, attrs []html.Attribute) []html.Attribute
 		}
 	}
 	return out
+}
+
+// hasURL reports whether attrs keep an href or src: a link with only a
+// class or title left is worthless.
+func hasURL(attrs []html.Attribute) bool {
+	for _, a := range attrs {
+		if a.Key == "href" || a.Key == "src" {
+			return true
+		}
+	}
+	return false
 }
 
 // seenAttr reports whether attrs contains an attribute named key.
