@@ -360,6 +360,9 @@ func (l *link) UnmarshalJSON(b []byte) error {
 		Href      oneString `json:"href"`
 		MediaType oneString `json:"mediaType"`
 	}
+	if b = bytes.TrimSpace(b); len(b) > 0 && b[0] == '"' {
+		return unquote(b, (*string)(l))
+	}
 	var entries many[json.RawMessage]
 	if err := entries.UnmarshalJSON(b); err != nil {
 		return err
