@@ -294,7 +294,13 @@ func (m *many[T]) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	var v T
-	if err := json.Unmarshal(b, &v); err != nil {
+	if u, ok := any(&v).(json.Unmarshaler); ok {
+		// The document was validated once already: a Ref is decoded by
+		// its own method, not validated again on the way in.
+		if err := u.UnmarshalJSON(b); err != nil {
+			return err
+		}
+	} else if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}
 	*m = many[T]{v}
