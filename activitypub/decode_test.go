@@ -186,3 +186,21 @@ func BenchmarkDecodeCreate(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecodeCreateMap decodes the same document into map[string]any
+// with no checks: the reference BenchmarkDecodeCreate is read against,
+// since absolute figures depend on the machine's load.
+func BenchmarkDecodeCreateMap(b *testing.B) {
+	body, err := os.ReadFile("testdata/mastodon/create_note.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var m map[string]any
+		if err := json.Unmarshal(body, &m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
