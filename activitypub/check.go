@@ -96,6 +96,9 @@ func check(o *Object, path string) error {
 	if err := checkRef(path+"replies", o.Replies); err != nil {
 		return err
 	}
+	if err := checkCollection(o, path); err != nil {
+		return err
+	}
 	for _, refs := range []struct {
 		name string
 		rs   Refs
@@ -107,6 +110,27 @@ func check(o *Object, path string) error {
 			if err := checkRef(path+refs.name, r); err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+func checkCollection(o *Object, path string) error {
+	if err := checkIRI(path+"partOf", o.PartOf); err != nil {
+		return err
+	}
+	if err := checkRef(path+"first", o.First); err != nil {
+		return err
+	}
+	if err := checkRef(path+"next", o.Next); err != nil {
+		return err
+	}
+	if len(o.Items) > MaxItems {
+		return murlog.Invalid(path+"orderedItems", "%d items, more than %d (MaxItems)", len(o.Items), MaxItems)
+	}
+	for _, r := range o.Items {
+		if err := checkRef(path+"orderedItems", r); err != nil {
+			return err
 		}
 	}
 	return nil

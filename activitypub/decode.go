@@ -108,6 +108,13 @@ type wireObject struct {
 	InteractionPolicy *wirePolicy          `json:"interactionPolicy"`
 	MisskeyReaction   oneString            `json:"_misskey_reaction"`
 
+	TotalItems   looseInt `json:"totalItems"`
+	First        Ref      `json:"first"`
+	Next         Ref      `json:"next"`
+	PartOf       Ref      `json:"partOf"`
+	Items        Refs     `json:"items"`
+	OrderedItems Refs     `json:"orderedItems"`
+
 	PreferredUsername         oneString       `json:"preferredUsername"`
 	Inbox                     Ref             `json:"inbox"`
 	Outbox                    Ref             `json:"outbox"`
@@ -173,6 +180,9 @@ func (w *wireObject) object() *Object {
 		Replies:         w.Replies,
 		MisskeyReaction: string(w.MisskeyReaction),
 
+		TotalItems: int(w.TotalItems), First: w.First, Next: w.Next, PartOf: w.PartOf.ID,
+		Items: w.OrderedItems,
+
 		PreferredUsername: string(w.PreferredUsername),
 		Inbox:             w.Inbox.ID, Outbox: w.Outbox.ID,
 		Followers: w.Followers.ID, Following: w.Following.ID, Featured: w.Featured.ID,
@@ -187,6 +197,9 @@ func (w *wireObject) object() *Object {
 			o.QuoteOf = q.ID
 			break
 		}
+	}
+	if len(o.Items) == 0 {
+		o.Items = w.Items
 	}
 	if w.Endpoints != nil {
 		o.Endpoints.SharedInbox = w.Endpoints.SharedInbox.ID

@@ -75,6 +75,7 @@ func TestDecodeBadInput(t *testing.T) {
 		{"name over cap", note(t, map[string]any{"name": strings.Repeat("n", MaxNameLen+1)}), "object.name", "MaxNameLen"},
 		{"long IRI", note(t, map[string]any{"inReplyTo": "https://a.example/" + strings.Repeat("p", MaxIRI)}), "object.inReplyTo", "MaxIRI"},
 		{"keys over cap", []byte(`{"id":"https://a.example/u","type":"Person","publicKey":[` + strings.TrimSuffix(strings.Repeat(`{"id":"https://a.example/u#k","owner":"https://a.example/u","publicKeyPem":"x"},`, MaxKeys+1), ",") + `]}`), "publicKey", "MaxKeys"},
+		{"items over cap", []byte(`{"id":"https://a.example/c","type":"OrderedCollectionPage","orderedItems":[` + strings.TrimSuffix(strings.Repeat(`"https://a.example/n",`, MaxItems+1), ",") + `]}`), "orderedItems", "MaxItems"},
 		{"objects over cap", []byte(`{"id":"https://a.example/a","type":"Delete","object":[` + strings.TrimSuffix(strings.Repeat(`"https://a.example/n",`, MaxRefs+1), ",") + `]}`), "object", "MaxRefs"},
 	}
 	for _, tt := range tests {

@@ -64,6 +64,11 @@ var fixtures = map[string]want{
 				t.Errorf("published, attributedTo = %v, %v", n.Published, n.AttributedTo)
 			}
 		}},
+	"mastodon/followers.json": {typ: "OrderedCollection", check: func(t *testing.T, o *Object) {
+		if o.TotalItems != 1234 || o.First.ID != mAlice+"/followers?page=1" {
+			t.Errorf("totalItems, first = %d, %q", o.TotalItems, o.First.ID)
+		}
+	}},
 	"mastodon/follow.json":          {typ: "Follow", actor: mAlice, objectID: owner},
 	"mastodon/accept_embedded.json": {typ: "Accept", actor: mAlice, objectID: owner + "/activities/follow-1", objectType: "Follow"},
 	"mastodon/accept_iri.json":      {typ: "Accept", actor: mAlice, objectID: owner + "/activities/follow-2"},
@@ -118,8 +123,28 @@ var fixtures = map[string]want{
 		if k, ok := o.KeyByID(gCarol + "/main-key"); !ok || k.Owner != gCarol {
 			t.Errorf("KeyByID(/main-key) = %+v, %v", k, ok)
 		}
+		eq(t, "sharedInbox", o.Endpoints.SharedInbox, "") // GoToSocial has none
 		if len(o.AlsoKnownAs) != 1 || o.Discoverable || !o.ManuallyApprovesFollowers {
 			t.Errorf("alsoKnownAs, discoverable, locked = %v %v %v", o.AlsoKnownAs, o.Discoverable, o.ManuallyApprovesFollowers)
+		}
+	}},
+	"gotosocial/main_key_stub.json": {typ: "Person", keyID: gCarol + "/main-key", keyPrefix: pem, check: func(t *testing.T, o *Object) {
+		// GoToSocial serves a stub at the key's URL: the key, no inbox.
+		eq(t, "inbox", o.Inbox, "")
+	}},
+	"gotosocial/featured.json": {typ: "OrderedCollection", check: func(t *testing.T, o *Object) {
+		if o.TotalItems != 1 || len(o.Items) != 1 || o.Items[0].ID != gCarol+"/statuses/01GS7VTYH0S77NNXTP6W4G9EAG" {
+			t.Errorf("totalItems, items = %d, %+v; want the one pinned status given as a bare IRI", o.TotalItems, o.Items)
+		}
+	}},
+	"gotosocial/outbox.json": {typ: "OrderedCollection", check: func(t *testing.T, o *Object) {
+		eq(t, "first", o.First.ID, gCarol+"/outbox?page=true")
+	}},
+	"gotosocial/outbox_page.json": {typ: "OrderedCollectionPage", check: func(t *testing.T, o *Object) {
+		eq(t, "partOf", o.PartOf, gCarol+"/outbox")
+		eq(t, "next", o.Next.ID, gCarol+"/outbox?max_id=01FJC1Q0E3SSQR59TD2M1KP4V8&page=true")
+		if len(o.Items) != 1 || o.Items[0].Object == nil || o.Items[0].Object.Type != "Create" || o.Items[0].Object.Object.First().ID == "" {
+			t.Errorf("orderedItems = %+v; want one embedded Create", o.Items)
 		}
 	}},
 	"gotosocial/create_note.json": {typ: "Create", actor: gCarol, objectType: "Note",

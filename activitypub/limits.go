@@ -39,6 +39,9 @@ const (
 	// MaxKeyLen caps one publicKeyPem or publicKeyMultibase, in bytes; an
 	// RSA-4096 PEM is ~800 bytes.
 	MaxKeyLen = 10_000
+	// MaxItems caps the items of one collection page (Mastodon serves
+	// 20, GoToSocial 30 per page).
+	MaxItems = 200
 	// MaxRefs caps the entries of object, attributedTo, alsoKnownAs and
 	// each interactionPolicy list.
 	MaxRefs = 20

@@ -125,6 +125,13 @@ type Object struct {
 	// holds the same value on recent versions).
 	MisskeyReaction string
 
+	// Collections and their pages (outbox, followers, featured):
+	// orderedItems and items both land in Items.
+	TotalItems  int
+	First, Next Ref
+	PartOf      string
+	Items       Refs
+
 	// Actors.
 	PreferredUsername                             string
 	Inbox, Outbox, Followers, Following, Featured string
