@@ -9,10 +9,12 @@ const (
 	// inbox limit, and far above any real activity (a long Note with
 	// forty tags is ~10 KB).
 	MaxBody = 1 << 20
-	// MaxDepth is how deeply arrays and objects may nest. Real documents
-	// need 6 (an Announce embedding a Create embedding a Note whose emoji
-	// tag has an icon); deeper input is an attack on the decoder.
-	MaxDepth = 10
+	// MaxDepth is how deeply arrays and objects, counted together, may
+	// nest. Real documents need up to 9 (an outbox page whose embedded
+	// Create embeds a Note whose replies embed their first page, or whose
+	// emoji tag has an icon); 16 leaves room and still bounds the
+	// decoder's recursion, one level per embedded object.
+	MaxDepth = 16
 	// MaxContent caps content, summary and each contentMap value, in bytes
 	// after JSON decoding: 100 KB holds a long article's HTML.
 	MaxContent = 100_000
