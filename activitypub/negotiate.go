@@ -19,12 +19,15 @@ const LDProfile = "https://www.w3.org/ns/activitystreams"
 // around ";" and "=" optional, quoted or bare parameter values, several
 // space-separated profiles, any letter case.
 func Accepts(accept string) bool {
+	if accept == MediaType {
+		return true // what most servers send
+	}
 	ap, html := -1.0, -1.0
 	htmlSpecific := -1 // how specific the range that set html was
-	for _, r := range splitOutsideQuotes(accept, ',') {
+	forEachOutsideQuotes(accept, ',', func(r string) {
 		m, ok := parseMediaRange(r)
 		if !ok {
-			continue
+			return
 		}
 		switch {
 		case m.isActivityPub():
@@ -36,7 +39,7 @@ func Accepts(accept string) bool {
 		case m.typ == "*" && m.sub == "*":
 			html, htmlSpecific = higherFor(html, htmlSpecific, m.q, 0)
 		}
-	}
+	})
 	return ap > 0 && ap >= html
 }
 
@@ -59,34 +62,36 @@ func higherFor(q float64, spec int, nq float64, nspec int) (float64, int) {
 // quoted or not, a charset too — and all of those are accepted. A header
 // listing several values (not valid, but seen) is judged by its first.
 func IsActivityContentType(ct string) bool {
-	parts := splitOutsideQuotes(ct, ',')
-	if len(parts) == 0 {
-		return false
-	}
-	m, ok := parseMediaRange(parts[0])
+	first := ""
+	forEachOutsideQuotes(ct, ',', func(part string) {
+		if first == "" {
+			first = part
+		}
+	})
+	m, ok := parseMediaRange(first)
 	return ok && m.isActivityPub()
 }
 
 // mediaRange is one element of an Accept or Content-Type header.
 type mediaRange struct {
-	typ, sub   string
+	typ, sub   string // lower case
 	q          float64
-	profile    []string // space-separated profile URIs
+	profile    string // space-separated profile URIs
 	hasProfile bool
 }
 
 func (m mediaRange) isActivityPub() bool {
-	if m.typ != "application" {
+	if !strings.EqualFold(m.typ, "application") {
 		return false
 	}
-	switch m.sub {
-	case "activity+json":
+	switch {
+	case strings.EqualFold(m.sub, "activity+json"):
 		return true
-	case "ld+json":
+	case strings.EqualFold(m.sub, "ld+json"):
 		if !m.hasProfile {
 			return true
 		}
-		for _, p := range m.profile {
+		for p := range strings.FieldsSeq(m.profile) {
 			if isASProfile(p) {
 				return true
 			}
@@ -98,40 +103,62 @@ func (m mediaRange) isActivityPub() bool {
 // isASProfile accepts the ActivityStreams namespace in either scheme,
 // with or without a trailing "#" or "/", in any case.
 func isASProfile(p string) bool {
-	p = strings.TrimRight(strings.ToLower(p), "#/")
-	p = strings.TrimPrefix(strings.TrimPrefix(p, "https://"), "http://")
-	return p == "www.w3.org/ns/activitystreams"
+	p = strings.TrimRight(p, "#/")
+	if len(p) > 8 && strings.EqualFold(p[:8], "https://") {
+		p = p[8:]
+	} else if len(p) > 7 && strings.EqualFold(p[:7], "http://") {
+		p = p[7:]
+	}
+	return strings.EqualFold(p, "www.w3.org/ns/activitystreams")
 }
 
 // parseMediaRange parses `type/sub *( ; name=value )`. A missing or
 // malformed q counts as 1 and 0 respectively; q is clamped to [0, 1].
 func parseMediaRange(s string) (mediaRange, bool) {
-	parts := splitOutsideQuotes(s, ';')
-	if len(parts) == 0 {
-		return mediaRange{}, false
-	}
-	typ, sub, ok := strings.Cut(strings.ToLower(strings.TrimSpace(parts[0])), "/")
-	typ, sub = strings.TrimSpace(typ), strings.TrimSpace(sub)
-	if !ok || typ == "" || sub == "" {
-		return mediaRange{}, false
-	}
-	m := mediaRange{typ: typ, sub: sub, q: 1}
-	for _, p := range parts[1:] {
-		name, val, ok := strings.Cut(p, "=")
-		if !ok {
-			continue
+	var m mediaRange
+	ok, first := false, true
+	forEachOutsideQuotes(s, ';', func(p string) {
+		if first {
+			first = false
+			typ, sub, found := strings.Cut(p, "/")
+			m.typ, m.sub = strings.TrimSpace(typ), strings.TrimSpace(sub)
+			ok = found && m.typ != "" && m.sub != ""
+			m.q = 1
+			return
 		}
-		name = strings.ToLower(strings.TrimSpace(name))
+		name, val, found := strings.Cut(p, "=")
+		if !found {
+			return
+		}
+		name = strings.TrimSpace(name)
 		val = unquote(strings.TrimSpace(val))
-		switch name {
-		case "q":
+		switch {
+		case strings.EqualFold(name, "q"):
 			m.q = parseQ(val)
-		case "profile":
+		case strings.EqualFold(name, "profile"):
+			if m.hasProfile {
+				m.profile += " " + val
+			} else {
+				m.profile = val
+			}
 			m.hasProfile = true
-			m.profile = append(m.profile, strings.Fields(val)...)
+		}
+	})
+	if !ok {
+		return mediaRange{}, false
+	}
+	m.typ, m.sub = lowerASCII(m.typ), lowerASCII(m.sub)
+	return m, true
+}
+
+// lowerASCII lower-cases s, without allocating when it already is.
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			return strings.ToLower(s)
 		}
 	}
-	return m, true
+	return s
 }
 
 // parseQ reads a qvalue ("0", "0.5", "1.000"); anything else is 0, so a
@@ -181,28 +208,27 @@ func unquote(s string) string {
 	return b.String()
 }
 
-// splitOutsideQuotes splits s at sep, except inside quoted strings, and
-// drops empty elements.
-func splitOutsideQuotes(s string, sep byte) []string {
-	var out []string
+// forEachOutsideQuotes calls fn with each element of s split at sep,
+// except inside quoted strings, trimmed, empty elements skipped. It does
+// not allocate: Accept headers are parsed on every ActivityPub request.
+func forEachOutsideQuotes(s string, sep byte, fn func(string)) {
 	start, quoted := 0, false
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '\\' && quoted:
-			i++
-		case c == '"':
-			quoted = !quoted
-		case c == sep && !quoted:
-			if t := strings.TrimSpace(s[start:i]); t != "" {
-				out = append(out, t)
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) {
+			switch c := s[i]; {
+			case c == '\\' && quoted:
+				i++
+				continue
+			case c == '"':
+				quoted = !quoted
+				continue
+			case c != sep || quoted:
+				continue
 			}
-			start = i + 1
 		}
-	}
-	if start <= len(s) {
-		if t := strings.TrimSpace(s[start:]); t != "" {
-			out = append(out, t)
+		if t := strings.TrimSpace(s[start:min(i, len(s))]); t != "" {
+			fn(t)
 		}
+		start = i + 1
 	}
-	return out
 }

@@ -21,6 +21,7 @@ type snapshot struct {
 	site            *settings.Site
 	personas        []*personaDoc
 	byName          map[string]*personaDoc // lower-case username
+	byResource      map[string]*personaDoc // the canonical WebFinger resources
 	hostMetaXML     []byte
 	hostMetaJRD     []byte
 	nodeinfoLinks   []byte
@@ -71,7 +72,7 @@ func (h *Handler) snapshot(ctx context.Context) (*snapshot, error) {
 }
 
 func (h *Handler) build(ctx context.Context) (*snapshot, error) {
-	s := &snapshot{gen: h.gen.Load(), built: h.d.Now(), byName: map[string]*personaDoc{}}
+	s := &snapshot{gen: h.gen.Load(), built: h.d.Now(), byName: map[string]*personaDoc{}, byResource: map[string]*personaDoc{}}
 	var ps []*murlog.Persona
 	err := h.d.Store.View(ctx, func(tx store.Tx) error {
 		v, err := tx.Settings().GetMany(SettingAuthorizedFetch)
@@ -102,6 +103,8 @@ func (h *Handler) build(ctx context.Context) (*snapshot, error) {
 		}
 		s.personas = append(s.personas, pd)
 		s.byName[strings.ToLower(p.Username)] = pd
+		s.byResource["acct:"+p.Username+"@"+site.Domain] = pd
+		s.byResource[site.ActorURL(p.Username)] = pd
 	}
 	s.hostMetaXML, s.hostMetaJRD = hostMeta(site)
 	s.nodeinfoLinks, err = json.Marshal(nodeinfoLinks(site))

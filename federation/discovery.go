@@ -60,12 +60,31 @@ func (h *Handler) webfinger(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	pd, err := s.resolve(h.d.Site, r.URL.Query().Get("resource"))
-	if err != nil {
-		h.fail(w, r, err)
-		return
+	res := queryParam(r.URL.RawQuery, "resource")
+	pd := s.byResource[res]
+	if pd == nil {
+		if pd, err = s.resolve(h.d.Site, res); err != nil {
+			h.fail(w, r, err)
+			return
+		}
 	}
 	writeDoc(w, h.hdr.jrd, "max-age=259200, public", pd.jrd)
+}
+
+// queryParam is the first value of key in a raw query, decoded, without
+// building the whole url.Values map.
+func queryParam(raw, key string) string {
+	for kv := range strings.SplitSeq(raw, "&") {
+		k, v, _ := strings.Cut(kv, "=")
+		if k != key {
+			continue
+		}
+		if d, err := url.QueryUnescape(v); err == nil {
+			return d
+		}
+		return ""
+	}
+	return ""
 }
 
 // resolve finds the persona a WebFinger resource names.
