@@ -132,10 +132,18 @@ func TestHostMetaAndNodeInfo(t *testing.T) {
 	}
 	wantStatus(t, get(t, base, "/nodeinfo/3.0", ""), 404, "nodeinfo 3.0")
 
+	// A site setting changed through the API shows at once.
+	if err := s.Client.Call(ctx, "site.update_settings", map[string]any{"title": "Alice's blog"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if r := get(t, base, "/nodeinfo/2.1", ""); !strings.Contains(string(r.body), `"nodeName":"Alice's blog"`) {
+		t.Errorf("nodeinfo after a title change = %s; want the new nodeName", r.body)
+	}
+
 	r = get(t, base, "/api/v1/instance", "")
 	wantStatus(t, r, 200, "instance")
 	in := r.json(t)
-	if str(in, "uri") != s.Domain() || str(in, "version") != "4.0.0 (compatible; murlog "+murlog.Version+")" || in["registrations"] != false {
+	if str(in, "uri") != s.Domain() || str(in, "title") != "Alice's blog" || str(in, "version") != "4.0.0 (compatible; murlog "+murlog.Version+")" || in["registrations"] != false {
 		t.Errorf("instance = %s", r.body)
 	}
 }
@@ -184,7 +192,9 @@ func TestActorDocument(t *testing.T) {
 	if err := s.Client.Call(ctx, "personas.list", nil, &ps); err != nil {
 		t.Fatal(err)
 	}
-	// A profile edit through the API is visible at once (Invalidate).
+	// A profile edit through the API is visible at once (Invalidate),
+	// though the actor was rendered before.
+	wantStatus(t, get(t, base, "/@alice", apAccept), 200, "actor before the edit")
 	if err := s.Client.Call(ctx, "personas.update", map[string]any{"id": ps.Items[0].ID, "display_name": "Alice <A>",
 		"summary": "Hi & welcome.\n\nSecond <b>paragraph</b>", "locked": true, "discoverable": true,
 		"fields":      []map[string]string{{"name": "Site", "value": "https://alice.example/"}, {"name": "Pronouns", "value": "she/<her>"}},
