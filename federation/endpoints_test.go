@@ -302,6 +302,7 @@ func TestNotesAndVisibility(t *testing.T) {
 		r := get(t, base, "/@alice/"+p.ID, apAccept)
 		wantStatus(t, r, 404, c.name+" post, unsigned")
 		wantStatus(t, get(t, base, "/@alice/"+p.ID+"/replies", apAccept), 404, c.name+" replies")
+		wantStatus(t, get(t, base, "/@alice/activities/"+p.ID, apAccept), 404, c.name+" Create")
 	}
 
 	r := get(t, base, "/@alice/"+pub.ID, apAccept)
@@ -343,6 +344,14 @@ func TestNotesAndVisibility(t *testing.T) {
 	if first, _ := rr.json(t)["first"].(map[string]any); first == nil || first["orderedItems"] == nil {
 		t.Errorf("replies collection = %s; want an embedded empty first page", rr.body)
 	}
+
+	cr := get(t, base, "/@alice/activities/"+pub.ID, apAccept)
+	wantStatus(t, cr, 200, "the Create of a public note")
+	if c := cr.json(t); str(c, "type") != "Create" || str(c, "id") != actor+"/activities/"+pub.ID {
+		t.Errorf("Create = %s", cr.body)
+	}
+	wantStatus(t, get(t, base, "/@alice/activities/nope", apAccept), 404, "bad activity id")
+	wantStatus(t, get(t, base, "/@alice/x/y", apAccept), 404, "unknown sub-path")
 
 	// An edit shows as updated.
 	if err := s.Client.Call(ctx, "posts.update", map[string]any{"id": pub.ID, "content": "edited"}, nil); err != nil {

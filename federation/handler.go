@@ -131,7 +131,7 @@ func New(d Deps) *Handler {
 	h.profile.HandleFunc("GET /{at}/following", h.following)
 	h.profile.HandleFunc("GET /{at}/featured", h.featured)
 	h.profile.HandleFunc("GET /{at}/{id}", h.post)
-	h.profile.HandleFunc("GET /{at}/{id}/replies", h.replies)
+	h.profile.HandleFunc("GET /{at}/{seg}/{sub}", h.postPart)
 	h.profile.HandleFunc("/", h.notFound)
 	return h
 }

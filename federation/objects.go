@@ -31,12 +31,11 @@ func (h *Handler) writeJSON(w http.ResponseWriter, r *http.Request, status int, 
 // by a follower; drafts, scheduled and direct posts for nobody here. A
 // deleted post answers its Tombstone with 410. It returns false when it
 // has answered.
-func (h *Handler) visiblePost(w http.ResponseWriter, r *http.Request) (*snapshot, *personaDoc, *murlog.Post, string, bool) {
+func (h *Handler) visiblePost(w http.ResponseWriter, r *http.Request, id string) (*snapshot, *personaDoc, *murlog.Post, string, bool) {
 	s, pd, ok := h.persona(w, r)
 	if !ok {
 		return nil, nil, nil, "", false
 	}
-	id := r.PathValue("id")
 	if !murlog.ValidID(id) {
 		h.notFound(w, r)
 		return nil, nil, nil, "", false
@@ -106,19 +105,34 @@ func (h *Handler) gone(w http.ResponseWriter, r *http.Request, pd *personaDoc, i
 }
 
 func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
-	_, pd, post, cache, ok := h.visiblePost(w, r)
+	_, pd, post, cache, ok := h.visiblePost(w, r, r.PathValue("id"))
 	if !ok {
 		return
 	}
 	h.writeJSON(w, r, http.StatusOK, cache, PostObject(h.d.Site, pd.p, post, PostOptions{}))
 }
 
-func (h *Handler) replies(w http.ResponseWriter, r *http.Request) {
-	_, pd, post, cache, ok := h.visiblePost(w, r)
-	if !ok {
-		return
+// postPart serves /@name/{id}/replies (the replies collection) and
+// /@name/activities/{id} (Site.ActivityURL; for a post id, its Create).
+// One pattern for both: two would overlap at /@name/activities/replies.
+func (h *Handler) postPart(w http.ResponseWriter, r *http.Request) {
+	seg, sub := r.PathValue("seg"), r.PathValue("sub")
+	switch {
+	case sub == "replies":
+		_, pd, post, cache, ok := h.visiblePost(w, r, seg)
+		if ok {
+			h.writeJSON(w, r, http.StatusOK, cache, RepliesCollection(h.d.Site, pd.p.Username, post.ID, 0, true))
+		}
+	case seg == "activities":
+		_, pd, post, cache, ok := h.visiblePost(w, r, sub)
+		if ok {
+			h.writeJSON(w, r, http.StatusOK, cache, CreateActivity(h.d.Site, pd.p, post, PostOptions{}))
+		}
+	default:
+		if _, _, ok := h.persona(w, r); ok {
+			h.notFound(w, r)
+		}
 	}
-	h.writeJSON(w, r, http.StatusOK, cache, RepliesCollection(h.d.Site, pd.p.Username, post.ID, 0, true))
 }
 
 // isPage reports whether a collection request asks for a page rather
