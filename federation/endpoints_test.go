@@ -10,7 +10,6 @@ import (
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/federation"
-	"github.com/murlog/murlog/store"
 )
 
 func TestWebFinger(t *testing.T) {
@@ -186,16 +185,11 @@ func TestActorNegotiation(t *testing.T) {
 func TestActorDocument(t *testing.T) {
 	s, _ := site(t)
 	base := s.Server.URL
-	var ps struct {
-		Items []struct{ ID string } `json:"items"`
-	}
-	if err := s.Client.Call(ctx, "personas.list", nil, &ps); err != nil {
-		t.Fatal(err)
-	}
+	pid := personaID(t, s)
 	// A profile edit through the API is visible at once (Invalidate),
 	// though the actor was rendered before.
 	wantStatus(t, get(t, base, "/@alice", apAccept), 200, "actor before the edit")
-	if err := s.Client.Call(ctx, "personas.update", map[string]any{"id": ps.Items[0].ID, "display_name": "Alice <A>",
+	if err := s.Client.Call(ctx, "personas.update", map[string]any{"id": pid, "display_name": "Alice <A>",
 		"summary": "Hi & welcome.\n\nSecond <b>paragraph</b>", "locked": true, "discoverable": true,
 		"fields":      []map[string]string{{"name": "Site", "value": "https://alice.example/"}, {"name": "Pronouns", "value": "she/<her>"}},
 		"avatar_path": "avatars/a.png"}, nil); err != nil {
@@ -261,16 +255,7 @@ func TestActorCacheTTL(t *testing.T) {
 	s, clk := site(t)
 	base := s.Server.URL
 	get(t, base, "/@alice", apAccept)
-	if err := s.App.Store().Update(ctx, func(tx store.Tx) error {
-		p, err := tx.Personas().GetByUsername("alice")
-		if err != nil {
-			return err
-		}
-		p.DisplayName = "Renamed"
-		return tx.Personas().Update(p)
-	}); err != nil {
-		t.Fatal(err)
-	}
+	rename(t, s, "Renamed")
 	if n := str(get(t, base, "/@alice", apAccept).json(t), "name"); n == "Renamed" {
 		t.Errorf("name = %q within the TTL; want the cached copy", n)
 	}
@@ -431,14 +416,9 @@ func TestOutboxPaging(t *testing.T) {
 func TestFollowCollections(t *testing.T) {
 	s, _ := site(t)
 	base := s.Server.URL
-	var ps struct {
-		Items []struct{ ID string } `json:"items"`
-	}
-	if err := s.Client.Call(ctx, "personas.list", nil, &ps); err != nil {
-		t.Fatal(err)
-	}
+	pid := personaID(t, s)
 	for _, show := range []bool{true, false} {
-		if err := s.Client.Call(ctx, "personas.update", map[string]any{"id": ps.Items[0].ID, "show_follows": show}, nil); err != nil {
+		if err := s.Client.Call(ctx, "personas.update", map[string]any{"id": pid, "show_follows": show}, nil); err != nil {
 			t.Fatal(err)
 		}
 		for _, which := range []string{"followers", "following"} {

@@ -116,3 +116,31 @@ func testsiteBare(t *testing.T) string {
 	t.Helper()
 	return testsite.Start(t, testsite.Options{Bare: true}).Server.URL
 }
+
+// personaID is the id of the site's persona.
+func personaID(t *testing.T, s *testsite.Site) string {
+	t.Helper()
+	var ps struct {
+		Items []struct{ ID string } `json:"items"`
+	}
+	if err := s.Client.Call(ctx, "personas.list", nil, &ps); err != nil || len(ps.Items) == 0 {
+		t.Fatalf("personas.list: %v %v", ps, err)
+	}
+	return ps.Items[0].ID
+}
+
+// rename changes alice's display name in the database directly, behind
+// the app's back, as another process would.
+func rename(t *testing.T, s *testsite.Site, name string) {
+	t.Helper()
+	if err := s.App.Store().Update(ctx, func(tx store.Tx) error {
+		p, err := tx.Personas().GetByUsername("alice")
+		if err != nil {
+			return err
+		}
+		p.DisplayName = name
+		return tx.Personas().Update(p)
+	}); err != nil {
+		t.Fatal(err)
+	}
+}

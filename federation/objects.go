@@ -139,14 +139,24 @@ func (h *Handler) postPart(w http.ResponseWriter, r *http.Request) {
 // than the collection (Mastodon's ?page=true, or a cursor).
 func isPage(q url.Values, cursor string) bool { return q.Get("page") != "" || q.Get(cursor) != "" }
 
+// collection finds the persona of a collection path and applies
+// authorized fetch; false when it has answered.
+func (h *Handler) collection(w http.ResponseWriter, r *http.Request) (*snapshot, *personaDoc, bool) {
+	s, pd, ok := h.persona(w, r)
+	if !ok {
+		return nil, nil, false
+	}
+	if _, ok := h.signer(w, r, s); !ok {
+		return nil, nil, false
+	}
+	return s, pd, true
+}
+
 // outbox is the persona's public posts as Create activities, newest
 // first, PageSize per page, continued with ?max_id=.
 func (h *Handler) outbox(w http.ResponseWriter, r *http.Request) {
-	s, pd, ok := h.persona(w, r)
+	s, pd, ok := h.collection(w, r)
 	if !ok {
-		return
-	}
-	if _, ok := h.signer(w, r, s); !ok {
 		return
 	}
 	id := h.d.Site.OutboxURL(pd.p.Username)
@@ -215,11 +225,8 @@ func (h *Handler) following(w http.ResponseWriter, r *http.Request) {
 // shows its follows.
 func (h *Handler) follows(w http.ResponseWriter, r *http.Request, which func(*personaDoc) (string, int),
 	list func(context.Context, Followers, string, string) ([]string, string, error)) {
-	s, pd, ok := h.persona(w, r)
+	s, pd, ok := h.collection(w, r)
 	if !ok {
-		return
-	}
-	if _, ok := h.signer(w, r, s); !ok {
 		return
 	}
 	id, total := which(pd)
@@ -260,11 +267,8 @@ func (h *Handler) follows(w http.ResponseWriter, r *http.Request, which func(*pe
 // featured is the persona's pinned posts, embedded as Mastodon embeds
 // them; only pins that pass the publication predicate are listed.
 func (h *Handler) featured(w http.ResponseWriter, r *http.Request) {
-	s, pd, ok := h.persona(w, r)
+	s, pd, ok := h.collection(w, r)
 	if !ok {
-		return
-	}
-	if _, ok := h.signer(w, r, s); !ok {
 		return
 	}
 	items := []*Object{}

@@ -13,7 +13,6 @@ import (
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/federation"
 	"github.com/murlog/murlog/internal/testsite"
-	"github.com/murlog/murlog/store"
 )
 
 // The consumer ports below are implemented by the store and the
@@ -199,16 +198,7 @@ func TestFeatured(t *testing.T) {
 func TestOneShotSkipsTheCache(t *testing.T) {
 	s, base, _ := portSite(t, federation.Deps{OneShot: true})
 	get(t, base, "/@alice", apAccept)
-	if err := s.App.Store().Update(ctx, func(tx store.Tx) error {
-		p, err := tx.Personas().GetByUsername("alice")
-		if err != nil {
-			return err
-		}
-		p.DisplayName = "Fresh"
-		return tx.Personas().Update(p)
-	}); err != nil {
-		t.Fatal(err)
-	}
+	rename(t, s, "Fresh")
 	if n := str(get(t, base, "/@alice", apAccept).json(t), "name"); n != "Fresh" {
 		t.Errorf("one-shot name = %q; want the database's Fresh at once", n)
 	}
