@@ -59,7 +59,7 @@ func KeyActor(site murlog.Site, p *murlog.Persona) *Actor {
 
 // ActorJSON is ActorObject encoded.
 func ActorJSON(site murlog.Site, p *murlog.Persona) ([]byte, error) {
-	return json.Marshal(ActorObject(site, p))
+	return Marshal(ActorObject(site, p))
 }
 
 // summaryHTML renders the plain-text bio as Mastodon renders one:

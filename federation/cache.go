@@ -2,7 +2,6 @@ package federation
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -92,13 +91,13 @@ func (h *Handler) build(ctx context.Context) (*snapshot, error) {
 	site := h.d.Site
 	for _, p := range ps {
 		pd := &personaDoc{p: p}
-		if pd.actor, err = json.Marshal(ActorObject(site, p)); err != nil {
+		if pd.actor, err = Marshal(ActorObject(site, p)); err != nil {
 			return nil, err
 		}
-		if pd.keyActor, err = json.Marshal(KeyActor(site, p)); err != nil {
+		if pd.keyActor, err = Marshal(KeyActor(site, p)); err != nil {
 			return nil, err
 		}
-		if pd.jrd, err = json.Marshal(webfingerJRD(site, p)); err != nil {
+		if pd.jrd, err = Marshal(webfingerJRD(site, p)); err != nil {
 			return nil, err
 		}
 		s.personas = append(s.personas, pd)
@@ -107,7 +106,7 @@ func (h *Handler) build(ctx context.Context) (*snapshot, error) {
 		s.byResource[site.ActorURL(p.Username)] = pd
 	}
 	s.hostMetaXML, s.hostMetaJRD = hostMeta(site)
-	s.nodeinfoLinks, err = json.Marshal(nodeinfoLinks(site))
+	s.nodeinfoLinks, err = Marshal(nodeinfoLinks(site))
 	return s, err
 }
 

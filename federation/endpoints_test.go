@@ -294,6 +294,9 @@ func TestNotesAndVisibility(t *testing.T) {
 	wantStatus(t, r, 200, "public note")
 	wantHeader(t, r, "Vary", "Accept", "note")
 	wantHeader(t, r, "Content-Type", "application/activity+json", "note")
+	if !strings.Contains(string(r.body), `"content":"<p>`) {
+		t.Errorf("note body escapes its HTML: %s", r.body)
+	}
 	n := r.json(t)
 	id := actor + "/" + pub.ID
 	if str(n, "type") != "Note" || str(n, "id") != id || str(n, "url") != id || str(n, "attributedTo") != actor {

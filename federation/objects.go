@@ -12,7 +12,7 @@ import (
 
 // writeJSON encodes v and answers with status.
 func (h *Handler) writeJSON(w http.ResponseWriter, r *http.Request, status int, cache string, v any) {
-	b, err := json.Marshal(v)
+	b, err := Marshal(v)
 	if err != nil {
 		h.fail(w, r, murlog.Internal(err))
 		return
