@@ -213,21 +213,21 @@ func (h *Handler) persona(w http.ResponseWriter, r *http.Request) (*snapshot, *p
 	return s, pd, true
 }
 
-// signer applies authorized fetch. It returns the verified signing
-// actor ("" for an anonymous request) and false when it has answered:
-// 401 for an unsigned request while authorized fetch is on, or the
-// Requester's refusal of a bad signature. With authorized fetch off a
-// refused signature is only ignored, as Mastodon does: public documents
-// are public.
+// signer applies authorized fetch. With it on, it returns the verified
+// signing actor and false when it has answered: 401 for an unsigned
+// request, or the Requester's refusal of a bad signature. With it off it
+// verifies nothing (a signature costs an RSA operation, and public
+// documents are public) and returns "".
 func (h *Handler) signer(w http.ResponseWriter, r *http.Request, s *snapshot) (string, bool) {
+	if !s.authorizedFetch {
+		return "", true
+	}
 	actor, err := h.requester(r)
 	switch {
-	case err != nil && s.authorizedFetch:
+	case err != nil:
 		h.fail(w, r, err)
 		return "", false
-	case err != nil:
-		return "", true
-	case actor == "" && s.authorizedFetch:
+	case actor == "":
 		h.fail(w, r, murlog.Errorf(murlog.EUnauthorized, "this server requires signed requests (authorized fetch)"))
 		return "", false
 	}
@@ -266,8 +266,11 @@ func (h *Handler) actor(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	actor, err := h.requester(r)
-	if s.authorizedFetch && (err != nil || actor == "") {
+	if !s.authorizedFetch {
+		writeDoc(w, h.hdr.ap, publicCache(s), pd.actor)
+		return
+	}
+	if actor, err := h.requester(r); err != nil || actor == "" {
 		// The key stays fetchable unsigned, or nobody could verify this
 		// persona's signatures: the technical attributes only.
 		writeDoc(w, h.hdr.ap, "private, max-age=60", pd.keyActor)

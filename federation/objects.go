@@ -66,11 +66,19 @@ func (h *Handler) visiblePost(w http.ResponseWriter, r *http.Request, id string)
 	if post.PublicAt(now) {
 		return s, pd, post, publicCache(s), true
 	}
-	if post.State(now) == "published" && post.Visibility == murlog.VisibilityFollowers && signer != "" {
-		follower, err := h.isFollower(r.Context(), pd.p.ID, signer)
-		if err != nil {
-			h.fail(w, r, err)
-			return nil, nil, nil, "", false
+	if post.State(now) == "published" && post.Visibility == murlog.VisibilityFollowers {
+		if !s.authorizedFetch {
+			// Only now is the signature worth verifying; a refused one
+			// leaves the request anonymous.
+			signer, _ = h.requester(r)
+		}
+		follower := false
+		if signer != "" {
+			var err error
+			if follower, err = h.isFollower(r.Context(), pd.p.ID, signer); err != nil {
+				h.fail(w, r, err)
+				return nil, nil, nil, "", false
+			}
 		}
 		if follower {
 			return s, pd, post, "private, no-store", true

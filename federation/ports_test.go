@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -201,5 +202,27 @@ func TestOneShotSkipsTheCache(t *testing.T) {
 	rename(t, s, "Fresh")
 	if n := str(get(t, base, "/@alice", apAccept).json(t), "name"); n != "Fresh" {
 		t.Errorf("one-shot name = %q; want the database's Fresh at once", n)
+	}
+}
+
+// countingRequester counts verifications.
+type countingRequester struct{ n atomic.Int64 }
+
+func (c *countingRequester) Requester(*http.Request) (string, error) {
+	c.n.Add(1)
+	return "https://remote.example/users/x", nil
+}
+
+// TestNoVerificationForPublicDocuments: with authorized fetch off a
+// signed GET of a public document costs no signature check.
+func TestNoVerificationForPublicDocuments(t *testing.T) {
+	req := &countingRequester{}
+	s, base, _ := portSite(t, federation.Deps{Requester: req})
+	pub := createPost(t, s, nil)
+	for _, p := range []string{"/@alice", "/@alice/main-key", "/@alice/" + pub.ID, "/@alice/outbox?page=true", "/@alice/followers"} {
+		wantStatus(t, get(t, base, p, apAccept, signedBy("https://remote.example/users/x")...), 200, p)
+	}
+	if n := req.n.Load(); n != 0 {
+		t.Errorf("%d signature verifications for public documents; want 0", n)
 	}
 }
