@@ -2,6 +2,7 @@ package federation
 
 import (
 	"encoding/json"
+	"github.com/murlog/murlog/activitypub"
 	"path"
 	"strconv"
 	"strings"
@@ -123,23 +124,6 @@ type PostOptions struct {
 	Replies int
 }
 
-// Addressing maps a visibility to to/cc as Mastodon does: public is to
-// Public, cc followers; unlisted to followers, cc Public; followers-only
-// to followers; direct to the mentioned actors only. Mentioned actors are
-// added to cc for the other visibilities.
-func Addressing(v murlog.Visibility, followers string, mentions []string) (to, cc []string) {
-	switch v {
-	case murlog.VisibilityPublic:
-		return []string{Public}, append([]string{followers}, mentions...)
-	case murlog.VisibilityUnlisted:
-		return []string{followers}, append([]string{Public}, mentions...)
-	case murlog.VisibilityFollowers:
-		return []string{followers}, mentions
-	default:
-		return append([]string{}, mentions...), nil
-	}
-}
-
 // PostObject is the Note (KindNote) or Article (KindArticle) for post,
 // written by p: the document at Site.PostURL and the object of its
 // Create and Update. An article is an Article with its title as name and
@@ -152,7 +136,7 @@ func PostObject(site murlog.Site, p *murlog.Persona, post *murlog.Post, o PostOp
 	for i, m := range o.Mentions {
 		mentions[i] = m.Href
 	}
-	to, cc := Addressing(post.Visibility, site.FollowersURL(u), mentions)
+	to, cc := activitypub.Addressing(post.Visibility, site.FollowersURL(u), mentions)
 	obj := &Object{
 		Context:      json.RawMessage(objectContext),
 		ID:           site.PostURL(u, post.ID),

@@ -37,26 +37,6 @@ func encode(t *testing.T, v any) map[string]any {
 	return m
 }
 
-func TestAddressing(t *testing.T) {
-	const f = "https://blog.example/@alice/followers"
-	m := []string{"https://r.example/users/bob"}
-	for _, c := range []struct {
-		v      murlog.Visibility
-		to, cc string
-	}{
-		{murlog.VisibilityPublic, `["https://www.w3.org/ns/activitystreams#Public"]`, `["` + f + `","` + m[0] + `"]`},
-		{murlog.VisibilityUnlisted, `["` + f + `"]`, `["https://www.w3.org/ns/activitystreams#Public","` + m[0] + `"]`},
-		{murlog.VisibilityFollowers, `["` + f + `"]`, `["` + m[0] + `"]`},
-		{murlog.VisibilityDirect, `["` + m[0] + `"]`, `null`},
-	} {
-		to, cc := federation.Addressing(c.v, f, m)
-		gt, _ := json.Marshal(to)
-		gc, _ := json.Marshal(cc)
-		if string(gt) != c.to || string(gc) != c.cc {
-			t.Errorf("Addressing(%s) = to %s cc %s; want to %s cc %s", c.v, gt, gc, c.to, c.cc)
-		}
-	}
-}
 
 func TestPostActivities(t *testing.T) {
 	p, post := bpersona(), bpost(murlog.VisibilityDirect)
