@@ -165,8 +165,12 @@ func testBlocks(t *testing.T, open Opener) {
 		}
 		return nil
 	})
-	update(t, s, func(tx store.Tx) error { return tx.DomainBlocks().Create(&murlog.DomainBlock{Domain: "bad.example", Reason: "spam", CreatedAt: c.t}) })
-	if err := s.Update(ctx, func(tx store.Tx) error { return tx.DomainBlocks().Create(&murlog.DomainBlock{Domain: "bad.example", CreatedAt: c.t}) }); code(err) != murlog.EConflict {
+	update(t, s, func(tx store.Tx) error {
+		return tx.DomainBlocks().Create(&murlog.DomainBlock{Domain: "bad.example", Reason: "spam", CreatedAt: c.t})
+	})
+	if err := s.Update(ctx, func(tx store.Tx) error {
+		return tx.DomainBlocks().Create(&murlog.DomainBlock{Domain: "bad.example", CreatedAt: c.t})
+	}); code(err) != murlog.EConflict {
 		t.Errorf("domain blocked twice err = %v; want conflict", err)
 	}
 	view(t, s, func(tx store.Tx) error {
@@ -298,7 +302,9 @@ func testPinsTombstones(t *testing.T, open Opener) {
 		}
 		return nil
 	})
-	if err := s.Update(ctx, func(tx store.Tx) error { return tx.Pins().Pin(&murlog.Pin{PersonaID: per.ID, PostID: p1.ID, PinnedAt: c.t}) }); code(err) != murlog.EConflict {
+	if err := s.Update(ctx, func(tx store.Tx) error {
+		return tx.Pins().Pin(&murlog.Pin{PersonaID: per.ID, PostID: p1.ID, PinnedAt: c.t})
+	}); code(err) != murlog.EConflict {
 		t.Errorf("pinning twice err = %v; want conflict", err)
 	}
 	update(t, s, func(tx store.Tx) error { return tx.Posts().Delete(p1.ID) }) // a deleted post is unpinned
