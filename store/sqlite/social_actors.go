@@ -110,7 +110,7 @@ func (r remoteActors) GetByURI(uri string) (*murlog.RemoteActor, error) {
 	return r.one("uri = ?", uri)
 }
 
-// GetByKeyID is two index lookups; the "!= ”" terms let the planner use
+// GetByKeyID is two index lookups; the not-empty terms let the planner use
 // the partial indexes.
 func (r remoteActors) GetByKeyID(keyID string) (*murlog.RemoteActor, error) {
 	if keyID == "" {
