@@ -66,6 +66,8 @@ type Followers interface {
 	Create(f *murlog.Follower) error
 	Get(id string) (*murlog.Follower, error)
 	GetByActor(personaID, actorID string) (*murlog.Follower, error)
+	// GetByActivity finds the follower whose latest Follow has this id.
+	GetByActivity(activityURI string) (*murlog.Follower, error)
 	// SetState moves the follower to state.
 	SetState(id string, state murlog.FollowState) error
 	// SetActivity records the id of a repeated Follow.
@@ -218,8 +220,9 @@ type Timeline interface {
 	// Add records e; a post already in the persona's timeline by the same
 	// way (directly, or boosted in the same Announce) is skipped.
 	Add(e *murlog.TimelineEntry) error
-	// DeleteByAnnounce removes the entries an Announce brought.
-	DeleteByAnnounce(announceURI string) error
+	// DeleteByAnnounce removes the entries boostedBy's Announce brought
+	// (an Undo Announce names only its own actor's boosts).
+	DeleteByAnnounce(boostedBy, announceURI string) error
 	// List merges the persona's own posts published at or before now
 	// (every visibility) with its entries, newest first, after the item
 	// with id before ("" for the first page; an unknown cursor is

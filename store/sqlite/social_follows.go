@@ -124,6 +124,10 @@ func (r followers) GetByActor(personaID, actorID string) (*murlog.Follower, erro
 	return r.one("persona_id = ? AND actor_id = ?", personaID, actorID)
 }
 
+func (r followers) GetByActivity(uri string) (*murlog.Follower, error) {
+	return r.one("activity_uri = ?", uri)
+}
+
 func (r followers) SetState(id string, state murlog.FollowState) error {
 	res, err := r.t.exec("UPDATE followers SET state = ? WHERE id = ?", string(state), id)
 	return affected(res, err, "follower")

@@ -71,11 +71,11 @@ func (r timeline) Add(e *murlog.TimelineEntry) error {
 	return err
 }
 
-func (r timeline) DeleteByAnnounce(uri string) error {
+func (r timeline) DeleteByAnnounce(boostedBy, uri string) error {
 	if uri == "" {
 		return nil
 	}
-	_, err := r.t.exec("DELETE FROM timeline WHERE announce_uri = ?", uri)
+	_, err := r.t.exec("DELETE FROM timeline WHERE announce_uri = ? AND boosted_by = ?", uri, boostedBy)
 	return err
 }
 

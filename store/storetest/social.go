@@ -242,6 +242,9 @@ func testFollowers(t *testing.T, open Opener) {
 		t.Errorf("followers_count after back to pending = %d; want 0", n)
 	}
 	view(t, s, func(tx store.Tx) error {
+		if got, err := tx.Followers().GetByActivity(a.URI + "#follow/2"); err != nil || got.ID != f.ID {
+			t.Errorf("GetByActivity(new follow id) = %+v, %v; want the follower", got, err)
+		}
 		got, err := tx.Followers().GetByActor(p.ID, a.ID)
 		if err != nil || got.ActivityURI != a.URI+"#follow/2" || got.State != murlog.FollowPending {
 			t.Errorf("GetByActor = %+v, %v; want pending with the new activity", got, err)

@@ -68,6 +68,7 @@ CREATE TABLE followers (
 );
 CREATE INDEX followers_inbox ON followers (persona_id, state, delivery_inbox);
 CREATE INDEX followers_actor ON followers (actor_id);
+CREATE INDEX followers_activity ON followers (activity_uri);
 
 -- The counters follow the accepted rows, including rows removed by a
 -- cascade from the remote actor's deletion.
