@@ -3,7 +3,6 @@ package social_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -173,7 +172,6 @@ func must(t *testing.T, err error) {
 	}
 }
 
-var _ = fmt.Sprint
 
 // FollowRef names a follow by its activity id.
 func FollowRef(uri string) social.FollowRef { return social.FollowRef{ActivityURI: uri} }

@@ -17,7 +17,7 @@ func TestInboundInteractions(t *testing.T) {
 	private := e.post(e.alice, murlog.VisibilityFollowers)
 	like := carol.URI + "/likes/1"
 	must(t, e.svc.Liked(ctx, carol.ID, post.ID, like, "👍"))
-	must(t, e.svc.Liked(ctx, carol.ID, post.ID, like, "👍"))              // redelivered
+	must(t, e.svc.Liked(ctx, carol.ID, post.ID, like, "👍"))                // redelivered
 	must(t, e.svc.Liked(ctx, carol.ID, post.ID, carol.URI+"/likes/2", "")) // a second Like of the same post
 	must(t, e.svc.Announced(ctx, carol.ID, post.ID, carol.URI+"/announce/1"))
 	wantCode(t, "Announce of a followers-only post", e.svc.Announced(ctx, carol.ID, private.ID, carol.URI+"/announce/2"), murlog.EForbidden)

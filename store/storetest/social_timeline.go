@@ -93,10 +93,12 @@ func testTimeline(t *testing.T, open Opener) {
 	}); code(err) != murlog.EInvalid {
 		t.Errorf("List with an unknown cursor err = %v; want invalid", err)
 	}
-	update(t, s, func(tx store.Tx) error { if err := tx.Timeline().DeleteByAnnounce(a.ID, booster.URI+"/announce/5"); err != nil {
+	update(t, s, func(tx store.Tx) error {
+		if err := tx.Timeline().DeleteByAnnounce(a.ID, booster.URI+"/announce/5"); err != nil {
 			return err // another actor's Undo: nothing goes
 		}
-		return tx.Timeline().DeleteByAnnounce(booster.ID, booster.URI+"/announce/5") })
+		return tx.Timeline().DeleteByAnnounce(booster.ID, booster.URI+"/announce/5")
+	})
 	view(t, s, func(tx store.Tx) error {
 		page, err := tx.Timeline().List(per.ID, c.t, "", 20)
 		if len(page) != len(want)-1 {
