@@ -172,6 +172,5 @@ func must(t *testing.T, err error) {
 	}
 }
 
-
 // FollowRef names a follow by its activity id.
 func FollowRef(uri string) social.FollowRef { return social.FollowRef{ActivityURI: uri} }
