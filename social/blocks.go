@@ -16,11 +16,7 @@ import (
 func (s *Service) Block(ctx context.Context, personaID, actorID string) (*murlog.Block, error) {
 	var b *murlog.Block
 	err := s.store.Update(ctx, func(tx store.Tx) error {
-		p, err := persona(tx, personaID)
-		if err != nil {
-			return err
-		}
-		a, err := actor(tx, actorID)
+		p, a, err := personaActor(tx, personaID, actorID)
 		if err != nil {
 			return err
 		}
@@ -65,11 +61,7 @@ func blockPayload(p *murlog.Persona, a *murlog.RemoteActor, id string) delivery.
 // Block's id. Not blocked is not an error.
 func (s *Service) Unblock(ctx context.Context, personaID, actorID string) error {
 	return s.store.Update(ctx, func(tx store.Tx) error {
-		p, err := persona(tx, personaID)
-		if err != nil {
-			return err
-		}
-		a, err := actor(tx, actorID)
+		p, a, err := personaActor(tx, personaID, actorID)
 		if err != nil {
 			return err
 		}
@@ -91,16 +83,9 @@ func (s *Service) Unblock(ctx context.Context, personaID, actorID string) error 
 
 // Blocks lists the persona's blocks, newest first.
 func (s *Service) Blocks(ctx context.Context, personaID string) ([]*murlog.Block, error) {
-	var out []*murlog.Block
-	err := s.store.View(ctx, func(tx store.Tx) error {
-		p, err := persona(tx, personaID)
-		if err != nil {
-			return err
-		}
-		out, err = tx.Blocks().List(p.ID)
-		return err
+	return view(s, ctx, personaID, func(tx store.Tx, p *murlog.Persona) ([]*murlog.Block, error) {
+		return tx.Blocks().List(p.ID)
 	})
-	return out, err
 }
 
 // BlockedBy handles actorID's Block (activityURI) of the persona: the

@@ -29,11 +29,7 @@ func (s *Service) Requested(ctx context.Context, personaID, actorID, followURI s
 	)
 	err := s.store.Update(ctx, func(tx store.Tx) error {
 		blocked = false
-		p, err := persona(tx, personaID)
-		if err != nil {
-			return err
-		}
-		a, err := actor(tx, actorID)
+		p, a, err := personaActor(tx, personaID, actorID)
 		if err != nil {
 			return err
 		}
@@ -94,11 +90,7 @@ func (s *Service) answer(tx store.Tx, topic string, p *murlog.Persona, a *murlog
 
 // follower loads the persona, the actor and the follower row.
 func follower(tx store.Tx, personaID, actorID string) (*murlog.Persona, *murlog.RemoteActor, *murlog.Follower, error) {
-	p, err := persona(tx, personaID)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	a, err := actor(tx, actorID)
+	p, a, err := personaActor(tx, personaID, actorID)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -176,16 +168,9 @@ func (s *Service) Followers(ctx context.Context, personaID string, state murlog.
 	if err := checkCursor("after", after); err != nil {
 		return nil, err
 	}
-	var out []*murlog.Follower
-	err := s.store.View(ctx, func(tx store.Tx) error {
-		p, err := persona(tx, personaID)
-		if err != nil {
-			return err
-		}
-		out, err = tx.Followers().List(p.ID, state, after, limit(n))
-		return err
+	return view(s, ctx, personaID, func(tx store.Tx, p *murlog.Persona) ([]*murlog.Follower, error) {
+		return tx.Followers().List(p.ID, state, after, limit(n))
 	})
-	return out, err
 }
 
 // Pending returns the persona's follow requests.

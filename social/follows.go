@@ -18,11 +18,7 @@ func (s *Service) Follow(ctx context.Context, personaID, actorID string) (*murlo
 	}
 	var f *murlog.Follow
 	err := s.store.Update(ctx, func(tx store.Tx) error {
-		p, err := persona(tx, personaID)
-		if err != nil {
-			return err
-		}
-		a, err := actor(tx, actorID)
+		p, a, err := personaActor(tx, personaID, actorID)
 		if err != nil {
 			return err
 		}
@@ -67,11 +63,7 @@ func (s *Service) Unfollow(ctx context.Context, personaID, actorID string) error
 		return err
 	}
 	return s.store.Update(ctx, func(tx store.Tx) error {
-		p, err := persona(tx, personaID)
-		if err != nil {
-			return err
-		}
-		a, err := actor(tx, actorID)
+		p, a, err := personaActor(tx, personaID, actorID)
 		if err != nil {
 			return err
 		}
@@ -163,16 +155,9 @@ func (s *Service) Following(ctx context.Context, personaID string, state murlog.
 	if err := checkCursor("after", after); err != nil {
 		return nil, err
 	}
-	var out []*murlog.Follow
-	err := s.store.View(ctx, func(tx store.Tx) error {
-		p, err := persona(tx, personaID)
-		if err != nil {
-			return err
-		}
-		out, err = tx.Follows().List(p.ID, state, after, limit(n))
-		return err
+	return view(s, ctx, personaID, func(tx store.Tx, p *murlog.Persona) ([]*murlog.Follow, error) {
+		return tx.Follows().List(p.ID, state, after, limit(n))
 	})
-	return out, err
 }
 
 // FollowOf returns the persona's follow of actorID (follows.check), or
@@ -181,14 +166,7 @@ func (s *Service) FollowOf(ctx context.Context, personaID, actorID string) (*mur
 	if err := checkID("actor_id", actorID); err != nil {
 		return nil, err
 	}
-	var f *murlog.Follow
-	err := s.store.View(ctx, func(tx store.Tx) error {
-		p, err := persona(tx, personaID)
-		if err != nil {
-			return err
-		}
-		f, err = tx.Follows().GetByActor(p.ID, actorID)
-		return err
+	return view(s, ctx, personaID, func(tx store.Tx, p *murlog.Persona) (*murlog.Follow, error) {
+		return tx.Follows().GetByActor(p.ID, actorID)
 	})
-	return f, err
 }

@@ -71,17 +71,6 @@ func (s *Service) inbound(ctx context.Context, kind murlog.InteractionKind, acto
 	})
 }
 
-// exists turns a lookup into found / not found / failure.
-func exists[T any](_ T, err error) (bool, error) {
-	switch murlog.ErrorCode(err) {
-	case "":
-		return true, nil
-	case murlog.ENotFound:
-		return false, nil
-	}
-	return false, err
-}
-
 // Unliked handles actorID's Undo of its Like activityURI. When the Undo
 // embeds only the Like's object, pass postID instead (activityURI "") to
 // remove the actor's like of that post. Removing what is not there is not

@@ -18,30 +18,16 @@ func (s *Service) Notifications(ctx context.Context, personaID string, kinds []m
 			return nil, murlog.Invalid("kinds", "unknown notification kind %q", k)
 		}
 	}
-	var out []*murlog.Notification
-	err := s.store.View(ctx, func(tx store.Tx) error {
-		p, err := persona(tx, personaID)
-		if err != nil {
-			return err
-		}
-		out, err = tx.Notifications().List(store.NotificationQuery{PersonaID: p.ID, Kinds: kinds, Before: before, Limit: limit(n)})
-		return err
+	return view(s, ctx, personaID, func(tx store.Tx, p *murlog.Persona) ([]*murlog.Notification, error) {
+		return tx.Notifications().List(store.NotificationQuery{PersonaID: p.ID, Kinds: kinds, Before: before, Limit: limit(n)})
 	})
-	return out, err
 }
 
 // CountUnread counts the persona's unread notifications.
 func (s *Service) CountUnread(ctx context.Context, personaID string) (int, error) {
-	var n int
-	err := s.store.View(ctx, func(tx store.Tx) error {
-		p, err := persona(tx, personaID)
-		if err != nil {
-			return err
-		}
-		n, err = tx.Notifications().CountUnread(p.ID)
-		return err
+	return view(s, ctx, personaID, func(tx store.Tx, p *murlog.Persona) (int, error) {
+		return tx.Notifications().CountUnread(p.ID)
 	})
-	return n, err
 }
 
 // Read marks notifications read and says how many changed.
@@ -54,30 +40,16 @@ func (s *Service) Read(ctx context.Context, personaID string, ids ...string) (in
 			return 0, err
 		}
 	}
-	var n int
-	err := s.store.Update(ctx, func(tx store.Tx) error {
-		p, err := persona(tx, personaID)
-		if err != nil {
-			return err
-		}
-		n, err = tx.Notifications().MarkRead(p.ID, ids...)
-		return err
+	return update(s, ctx, personaID, func(tx store.Tx, p *murlog.Persona) (int, error) {
+		return tx.Notifications().MarkRead(p.ID, ids...)
 	})
-	return n, err
 }
 
 // ReadAll marks every notification of the persona read.
 func (s *Service) ReadAll(ctx context.Context, personaID string) (int, error) {
-	var n int
-	err := s.store.Update(ctx, func(tx store.Tx) error {
-		p, err := persona(tx, personaID)
-		if err != nil {
-			return err
-		}
-		n, err = tx.Notifications().MarkAllRead(p.ID)
-		return err
+	return update(s, ctx, personaID, func(tx store.Tx, p *murlog.Persona) (int, error) {
+		return tx.Notifications().MarkAllRead(p.ID)
 	})
-	return n, err
 }
 
 // DeleteNotification deletes one notification; ENotFound if it is not the
@@ -86,11 +58,7 @@ func (s *Service) DeleteNotification(ctx context.Context, personaID, id string) 
 	if err := checkID("id", id); err != nil {
 		return err
 	}
-	return s.store.Update(ctx, func(tx store.Tx) error {
-		p, err := persona(tx, personaID)
-		if err != nil {
-			return err
-		}
+	return s.updatePersona(ctx, personaID, func(tx store.Tx, p *murlog.Persona) error {
 		return tx.Notifications().Delete(p.ID, id)
 	})
 }
@@ -102,16 +70,9 @@ func (s *Service) Home(ctx context.Context, personaID, before string, n int) ([]
 	if err := checkCursor("before", before); err != nil {
 		return nil, err
 	}
-	var out []*store.TimelineItem
-	err := s.store.View(ctx, func(tx store.Tx) error {
-		p, err := persona(tx, personaID)
-		if err != nil {
-			return err
-		}
-		out, err = tx.Timeline().List(p.ID, tx.Now(), before, limit(n))
-		return err
+	return view(s, ctx, personaID, func(tx store.Tx, p *murlog.Persona) ([]*store.TimelineItem, error) {
+		return tx.Timeline().List(p.ID, tx.Now(), before, limit(n))
 	})
-	return out, err
 }
 
 // MaxPins is how many posts a persona may feature, as Mastodon's default.
@@ -124,11 +85,7 @@ func (s *Service) Pin(ctx context.Context, personaID, postID string) error {
 	if err := checkID("post_id", postID); err != nil {
 		return err
 	}
-	return s.store.Update(ctx, func(tx store.Tx) error {
-		p, err := persona(tx, personaID)
-		if err != nil {
-			return err
-		}
+	return s.updatePersona(ctx, personaID, func(tx store.Tx, p *murlog.Persona) error {
 		post, err := tx.Posts().Get(postID)
 		if err != nil {
 			return err
@@ -160,11 +117,7 @@ func (s *Service) Unpin(ctx context.Context, personaID, postID string) error {
 	if err := checkID("post_id", postID); err != nil {
 		return err
 	}
-	return s.store.Update(ctx, func(tx store.Tx) error {
-		p, err := persona(tx, personaID)
-		if err != nil {
-			return err
-		}
+	return s.updatePersona(ctx, personaID, func(tx store.Tx, p *murlog.Persona) error {
 		if err := tx.Pins().Unpin(p.ID, postID); murlog.ErrorCode(err) != murlog.ENotFound {
 			return err
 		}
@@ -174,16 +127,9 @@ func (s *Service) Unpin(ctx context.Context, personaID, postID string) error {
 
 // Pins lists the persona's pinned posts, most recently pinned first.
 func (s *Service) Pins(ctx context.Context, personaID string) ([]*murlog.Pin, error) {
-	var out []*murlog.Pin
-	err := s.store.View(ctx, func(tx store.Tx) error {
-		p, err := persona(tx, personaID)
-		if err != nil {
-			return err
-		}
-		out, err = tx.Pins().List(p.ID)
-		return err
+	return view(s, ctx, personaID, func(tx store.Tx, p *murlog.Persona) ([]*murlog.Pin, error) {
+		return tx.Pins().List(p.ID)
 	})
-	return out, err
 }
 
 // Deliveries says where a local post went (posts.deliveries): counts per

@@ -2,6 +2,8 @@ package social
 
 import (
 	"context"
+	"net/url"
+	"strings"
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/store"
@@ -13,8 +15,9 @@ import (
 // "mention"; the post enters the home timeline of each persona following
 // the author or mentioned. A post already stored is updated only when it
 // has the same owner (EForbidden otherwise) and notifies nothing again.
-// Posts from a blocked domain are EForbidden; a persona blocking the
-// author is neither notified nor shown the post.
+// Posts from a blocked domain, or whose id is not on the author's
+// server, are EForbidden; a persona blocking the author is neither
+// notified nor shown the post.
 func (s *Service) Store(ctx context.Context, p *murlog.RemotePost) error {
 	if err := checkID("actor_id", p.ActorID); err != nil {
 		return err
@@ -34,6 +37,10 @@ func (s *Service) Store(ctx context.Context, p *murlog.RemotePost) error {
 			return err
 		} else if no {
 			return murlog.Errorf(murlog.EForbidden, "the server is blocked")
+		}
+		if u, err := url.Parse(p.URI); err != nil || !strings.EqualFold(u.Host, a.Domain) {
+			// As Mastodon: an actor creates objects on its own server only.
+			return murlog.Errorf(murlog.EForbidden, "the post is not on its author's server")
 		}
 		old, err := tx.RemotePosts().GetByURI(p.URI)
 		switch {

@@ -51,7 +51,10 @@ func TestRemotePosts(t *testing.T) {
 	forged.Content = "<p>forged</p>"
 	wantCode(t, "Update by another actor", e.svc.Update(ctx, mallory.ID, forged), murlog.EForbidden)
 	forged.ActorID = mallory.ID
-	wantCode(t, "Create of another actor's URI", e.svc.Store(ctx, forged), murlog.EForbidden)
+	wantCode(t, "Create of an id on another server", e.svc.Store(ctx, forged), murlog.EForbidden)
+	sameHost := e.actor("eve", "m.example")
+	forged.ActorID = sameHost.ID
+	wantCode(t, "Create of another actor's URI on the same server", e.svc.Store(ctx, forged), murlog.EForbidden)
 	wantCode(t, "Delete by another actor", e.svc.Delete(ctx, mallory.ID, reply.URI), murlog.EForbidden)
 	e.view(func(tx store.Tx) error {
 		got, err := tx.RemotePosts().GetByURI(reply.URI)

@@ -13,6 +13,7 @@
 package social
 
 import (
+	"context"
 	"strings"
 
 	"github.com/google/uuid"
@@ -153,19 +154,25 @@ func refused(tx store.Tx, personaID string, a *murlog.RemoteActor) (bool, error)
 	if personaID == "" {
 		return false, nil
 	}
-	_, err := tx.Blocks().Get(personaID, a.ID)
-	switch murlog.ErrorCode(err) {
-	case "":
-		return true, nil
-	case murlog.ENotFound:
-		return false, nil
-	}
-	return false, err
+	return exists(tx.Blocks().Get(personaID, a.ID))
 }
 
 func notify(tx store.Tx, personaID string, kind murlog.NotificationKind, actorID, postID, remotePostID string) error {
 	return tx.Notifications().Create(&murlog.Notification{ID: murlog.NewID(), PersonaID: personaID, Kind: kind,
 		ActorID: actorID, PostID: postID, RemotePostID: remotePostID, CreatedAt: tx.Now()})
+}
+
+// personaActor loads a persona ("" for the primary) and a remote actor.
+func personaActor(tx store.Tx, personaID, actorID string) (*murlog.Persona, *murlog.RemoteActor, error) {
+	p, err := persona(tx, personaID)
+	if err != nil {
+		return nil, nil, err
+	}
+	a, err := actor(tx, actorID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, a, nil
 }
 
 // actor loads a remote actor by a validated id.
@@ -174,4 +181,45 @@ func actor(tx store.Tx, id string) (*murlog.RemoteActor, error) {
 		return nil, err
 	}
 	return tx.RemoteActors().Get(id)
+}
+
+// view runs fn in a read transaction with the persona loaded ("" for the
+// primary persona).
+func view[T any](s *Service, ctx context.Context, personaID string, fn func(store.Tx, *murlog.Persona) (T, error)) (T, error) {
+	return inTx(ctx, s.store.View, personaID, fn)
+}
+
+// update is view in a write transaction.
+func update[T any](s *Service, ctx context.Context, personaID string, fn func(store.Tx, *murlog.Persona) (T, error)) (T, error) {
+	return inTx(ctx, s.store.Update, personaID, fn)
+}
+
+func inTx[T any](ctx context.Context, run func(context.Context, func(store.Tx) error) error, personaID string, fn func(store.Tx, *murlog.Persona) (T, error)) (T, error) {
+	var out T
+	err := run(ctx, func(tx store.Tx) error {
+		p, err := persona(tx, personaID)
+		if err != nil {
+			return err
+		}
+		out, err = fn(tx, p)
+		return err
+	})
+	return out, err
+}
+
+// updatePersona is update for what returns only an error.
+func (s *Service) updatePersona(ctx context.Context, personaID string, fn func(store.Tx, *murlog.Persona) error) error {
+	_, err := update(s, ctx, personaID, func(tx store.Tx, p *murlog.Persona) (struct{}, error) { return struct{}{}, fn(tx, p) })
+	return err
+}
+
+// exists turns a lookup into found / not found / failure.
+func exists[T any](_ T, err error) (bool, error) {
+	switch murlog.ErrorCode(err) {
+	case "":
+		return true, nil
+	case murlog.ENotFound:
+		return false, nil
+	}
+	return false, err
 }
