@@ -44,13 +44,16 @@ func (e *env) compacted() int64 {
 
 // TestPruneMonth simulates a month of inbound traffic for a site whose
 // persona follows 500 accounts posting 20 times a day each (10,000 posts
-// and timeline entries a day; 100 accounts with -short), with the prune
-// job running daily at a 7-day age, and checks that the database stays
-// bounded while what the owner touched survives. At the end a prune at
-// the default 30-day age leaves only what is referenced.
+// and timeline entries a day; 100 accounts with -short, 10 under -race),
+// with the prune job running daily at a 7-day age, and checks that the
+// database stays bounded while what the owner touched survives. At the
+// end a prune at the default 30-day age leaves only what is referenced.
 func TestPruneMonth(t *testing.T) {
 	accounts, perDay, days, age := 500, 20, 30, 7*24*time.Hour
-	if testing.Short() {
+	switch {
+	case raceDetector:
+		accounts = 10
+	case testing.Short():
 		accounts = 100
 	}
 	e := newEnv(t)
