@@ -31,6 +31,14 @@ func TestRemotePosts(t *testing.T) {
 	if got := e.notifications(e.bob); !slices.Equal(got, []murlog.NotificationKind{murlog.NotifyMention}) {
 		t.Errorf("bob's notifications = %v; want one mention", got)
 	}
+	quote := storetest.NewRemotePost(carol, 2, e.clock.now())
+	quote.QuoteOf = site.PostURL("alice", mine.ID)
+	must(t, e.svc.Store(ctx, quote))
+	if got := e.notifications(e.alice); !slices.Equal(got, []murlog.NotificationKind{murlog.NotifyQuote, murlog.NotifyReply}) {
+		t.Errorf("alice's notifications after a quote = %v; want quote, reply", got)
+	}
+	must(t, e.svc.Delete(ctx, carol.ID, quote.URI))
+
 	// Timelines: alice follows carol, bob is mentioned.
 	for _, p := range []*murlog.Persona{e.alice, e.bob} {
 		items, err := e.svc.Home(ctx, p.ID, "", 10)
