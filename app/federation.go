@@ -3,7 +3,9 @@ package app
 import (
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/config"
+	"github.com/murlog/murlog/federation"
 	"github.com/murlog/murlog/outbound"
+	"github.com/murlog/murlog/social"
 )
 
 // newOutbound returns the one HTTP client of a runtime: every remote
@@ -22,4 +24,16 @@ func (a *App) newOutbound(cfg *config.Config, site murlog.Site) *outbound.Client
 		Resolver:     a.opts.Resolver,
 		UserAgent:    ua,
 	})
+}
+
+// wireFederation builds what federation needs once the domain is known
+// (setup complete): the social service, the personas' signers and the
+// endpoints' handler with its ports over the store.
+func (a *App) wireFederation(rt *runtime) {
+	db := rt.eng.store
+	rt.social = social.New(db, rt.site)
+	rt.keys = federation.NewKeys(rt.site, a.opts.Now)
+	ports := federation.StorePorts{Store: db}
+	rt.fed = federation.New(federation.Deps{Site: rt.site, Store: db, Log: a.log, Now: a.opts.Now, OneShot: a.opts.OneShot,
+		Tombstones: ports, Followers: ports, FollowerCheck: ports, Pins: ports})
 }
