@@ -97,6 +97,7 @@ type runtime struct {
 	fed       *federation.Handler // nil until setup is complete
 	social    *social.Service     // nil until setup is complete
 	keys      *federation.Keys    // the personas' signers; nil until setup is complete
+	fedJobs   *worker.Registry    // the federation job handlers; nil until setup is complete
 }
 
 // New loads the config and, when murlog.ini exists, opens the database.

@@ -53,6 +53,7 @@ func (a *App) wireJobs(ctx context.Context, rt *runtime) error {
 	worker.RegisterMaintenance(rt.registry, rt.jobs, rt.eng.vacuum, a.opts.Now)
 	post.RegisterJobs(rt.registry, rt.eng.store)
 	social.RegisterJobs(rt.registry, rt.eng.store)
+	a.wireFederationJobs(rt)
 	return nil
 }
 
