@@ -19,11 +19,7 @@ const maxUnreadScan = 10
 
 func (s *Server) registerNotifications() {
 	register(s, "notifications.list", owner, false, func(ctx context.Context, p *notificationListParams) (any, error) {
-		n, err := p.check()
-		if err != nil {
-			return nil, err
-		}
-		svc, err := s.soc()
+		n, svc, err := s.pageCall(&p.pageParams)
 		if err != nil {
 			return nil, err
 		}
@@ -75,14 +71,8 @@ func (s *Server) registerNotifications() {
 		_, err = svc.ReadAll(ctx, p.PersonaID)
 		return nil, err
 	})
-	register(s, "notifications.delete", owner, true, func(ctx context.Context, p *struct {
-		personaParam
-		ID string `json:"id"`
-	}) (any, error) {
-		if err := checkID(p.ID); err != nil {
-			return nil, err
-		}
-		svc, err := s.soc()
+	register(s, "notifications.delete", owner, true, func(ctx context.Context, p *personaIDParams) (any, error) {
+		svc, err := s.idCall("id", p.ID)
 		if err != nil {
 			return nil, err
 		}

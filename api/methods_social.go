@@ -37,6 +37,12 @@ type pageParams struct {
 	Limit  int    `json:"limit"`
 }
 
+// personaIDParams name one thing by its id.
+type personaIDParams struct {
+	personaParam
+	ID string `json:"id"`
+}
+
 type actorParams struct {
 	personaParam
 	ActorID string `json:"actor_id"`
@@ -53,12 +59,18 @@ func limitOf(n int) (int, error) {
 	return n, nil
 }
 
-// check validates the page parameters whose cursor is an id.
-func (p *pageParams) check() (int, error) {
+// pageCall validates page parameters whose cursor is an id and returns
+// the page size and the social service.
+func (s *Server) pageCall(p *pageParams) (int, *social.Service, error) {
 	if p.Cursor != "" && !murlog.ValidID(p.Cursor) {
-		return 0, murlog.Invalid("cursor", "is not a valid cursor")
+		return 0, nil, murlog.Invalid("cursor", "is not a valid cursor")
 	}
-	return limitOf(p.Limit)
+	n, err := limitOf(p.Limit)
+	if err != nil {
+		return 0, nil, err
+	}
+	svc, err := s.soc()
+	return n, svc, err
 }
 
 // paged fetches a page of n, asking for one more when the service allows
@@ -75,17 +87,6 @@ func paged[T any](n int, fetch func(n int) ([]T, error), id func(T) string) ([]T
 		return xs, id(xs[n-1]), nil
 	}
 	return xs, "", nil
-}
-
-// checkActorID validates a required actor_id.
-func checkActorID(id string) error {
-	if id == "" {
-		return murlog.Invalid("actor_id", "is required")
-	}
-	if !murlog.ValidID(id) {
-		return murlog.Invalid("actor_id", "is not a valid id")
-	}
-	return nil
 }
 
 func (s *Server) registerSocial() {
@@ -117,10 +118,7 @@ func (s *Server) registerActors() {
 		}
 		return viewed(s, ctx, p.PersonaID, func(v *views) (*actorView, error) { return v.actorByID(a.ID, true) })
 	})
-	register(s, "actors.get", owner, false, func(ctx context.Context, p *struct {
-		personaParam
-		ID string `json:"id"`
-	}) (any, error) {
+	register(s, "actors.get", owner, false, func(ctx context.Context, p *personaIDParams) (any, error) {
 		if err := checkID(p.ID); err != nil {
 			return nil, err
 		}
@@ -219,11 +217,7 @@ func (s *Server) registerFollowers() {
 
 func (s *Server) registerBlocks() {
 	register(s, "blocks.list", owner, false, func(ctx context.Context, p *pageParams) (any, error) {
-		n, err := p.check()
-		if err != nil {
-			return nil, err
-		}
-		svc, err := s.soc()
+		n, svc, err := s.pageCall(p)
 		if err != nil {
 			return nil, err
 		}
@@ -310,32 +304,37 @@ func (s *Server) registerBlocks() {
 
 // actorCall checks the actor_id of p and returns the social service.
 func (s *Server) actorCall(p *actorParams) (*social.Service, error) {
-	if err := checkActorID(p.ActorID); err != nil {
+	return s.idCall("actor_id", p.ActorID)
+}
+
+// idCall checks the required id parameter field and returns the social
+// service.
+func (s *Server) idCall(field, id string) (*social.Service, error) {
+	if err := required(field, id); err != nil {
 		return nil, err
 	}
 	return s.soc()
 }
 
-// checkID validates a required id parameter.
-func checkID(id string) error {
+// required validates a required id parameter.
+func required(field, id string) error {
 	if id == "" {
-		return murlog.Invalid("id", "is required")
+		return murlog.Invalid(field, "is required")
 	}
 	if !murlog.ValidID(id) {
-		return murlog.Invalid("id", "is not a valid id")
+		return murlog.Invalid(field, "is not a valid id")
 	}
 	return nil
 }
+
+// checkID validates a required id parameter named id.
+func checkID(id string) error { return required("id", id) }
 
 // listPage is the shape of the id-paged lists: check the page, fetch
 // through the service, render in one read transaction.
 func listPage[T, V any](s *Server, ctx context.Context, p *pageParams, fetch func(svc *social.Service, after string, n int) ([]T, error),
 	id func(T) string, render func(*views, T) (V, error)) (any, error) {
-	n, err := p.check()
-	if err != nil {
-		return nil, err
-	}
-	svc, err := s.soc()
+	n, svc, err := s.pageCall(p)
 	if err != nil {
 		return nil, err
 	}

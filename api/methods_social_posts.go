@@ -73,14 +73,8 @@ func (s *Server) registerSocialPosts() {
 		"posts.pin":   (*social.Service).Pin,
 		"posts.unpin": (*social.Service).Unpin,
 	} {
-		register(s, name, owner, true, func(ctx context.Context, p *struct {
-			personaParam
-			ID string `json:"id"`
-		}) (any, error) {
-			if err := checkID(p.ID); err != nil {
-				return nil, err
-			}
-			svc, err := s.soc()
+		register(s, name, owner, true, func(ctx context.Context, p *personaIDParams) (any, error) {
+			svc, err := s.idCall("id", p.ID)
 			if err != nil {
 				return nil, err
 			}
@@ -92,14 +86,11 @@ func (s *Server) registerSocialPosts() {
 		Cursor string `json:"cursor"`
 		Limit  int    `json:"limit"`
 	}) (any, error) {
-		if err := checkID(p.ID); err != nil {
-			return nil, err
-		}
 		n, err := limitOf(p.Limit)
 		if err != nil {
 			return nil, err
 		}
-		svc, err := s.soc()
+		svc, err := s.idCall("id", p.ID)
 		if err != nil {
 			return nil, err
 		}

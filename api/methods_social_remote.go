@@ -94,10 +94,7 @@ func (s *Server) registerRemoteCollections() {
 		}
 		return s.postsPage(ctx, p.PersonaID, a, pg.Items, nextOf(pg, a.Outbox))
 	})
-	register(s, "actors.featured", owner, false, func(ctx context.Context, p *struct {
-		personaParam
-		ID string `json:"id"`
-	}) (any, error) {
+	register(s, "actors.featured", owner, false, func(ctx context.Context, p *personaIDParams) (any, error) {
 		a, err := s.remoteActor(ctx, p.PersonaID, p.ID)
 		if err != nil {
 			return nil, err

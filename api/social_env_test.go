@@ -288,7 +288,7 @@ func newFediServer(t *testing.T) *fediServer {
 	return f
 }
 
-func (f *fediServer) bob() string      { return f.URL + "/users/bob" }
+func (f *fediServer) bob() string       { return f.URL + "/users/bob" }
 func (f *fediServer) note(n int) string { return fmt.Sprintf("%s/statuses/%d", f.bob(), n) }
 
 func (f *fediServer) noteJSON(n int) map[string]any {
