@@ -112,6 +112,10 @@ func (s *Server) registerActors() {
 		if s.deps.Remote == nil {
 			return nil, errNoRemote
 		}
+		// The persona first: an unknown one must not cost a remote fetch.
+		if err := s.withViews(ctx, p.PersonaID, func(*views) error { return nil }); err != nil {
+			return nil, err
+		}
 		a, err := s.deps.Remote.Resolve(ctx, q)
 		if err != nil {
 			return nil, remoteError(err, hostOfQuery(q))

@@ -41,7 +41,7 @@ func (s *Server) registerSocialPosts() {
 			if err != nil {
 				return nil, err
 			}
-			id, err := s.remotePostID(ctx, p.PostID, p.URI, create)
+			id, err := s.remotePostID(ctx, p.PersonaID, p.PostID, p.URI, create)
 			if err != nil {
 				return nil, err
 			}

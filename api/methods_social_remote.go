@@ -299,7 +299,7 @@ func remotePostOf(o *activitypub.Object, a *murlog.RemoteActor) *murlog.RemotePo
 // post_id, or by uri — cached, or (when fetch is set) fetched, checked
 // and stored through the social service, which files it like a received
 // post.
-func (s *Server) remotePostID(ctx context.Context, postID, uri string, fetch bool) (string, error) {
+func (s *Server) remotePostID(ctx context.Context, personaID, postID, uri string, fetch bool) (string, error) {
 	switch {
 	case postID != "" && uri != "":
 		return "", murlog.Invalid("uri", "give post_id or uri, not both")
@@ -314,14 +314,16 @@ func (s *Server) remotePostID(ctx context.Context, postID, uri string, fetch boo
 		return "", murlog.Invalid("uri", "is not an http(s) URL")
 	}
 	var id string
-	err := s.withViews(ctx, "", func(v *views) error {
+	err := s.withViews(ctx, personaID, func(v *views) error { // the persona checked before any fetch
 		rp, err := v.tx.RemotePosts().GetByURI(uri)
 		if err == nil {
 			id = rp.ID
+		} else if murlog.ErrorCode(err) == murlog.ENotFound && fetch {
+			err = nil // fetched below
 		}
 		return err
 	})
-	if murlog.ErrorCode(err) != murlog.ENotFound || !fetch {
+	if err != nil || id != "" {
 		return id, err
 	}
 	r, err := s.remote()
