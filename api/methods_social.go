@@ -118,7 +118,7 @@ func (s *Server) registerActors() {
 		}
 		a, err := s.deps.Remote.Resolve(ctx, q)
 		if err != nil {
-			return nil, remoteError(err, hostOfQuery(q))
+			return nil, remoteError(err, hostOfQuery(q), "q")
 		}
 		return viewed(s, ctx, p.PersonaID, func(v *views) (*actorView, error) { return v.actorByID(a.ID, true) })
 	})

@@ -34,9 +34,11 @@ func (s *Server) remote() (Remote, error) {
 }
 
 // remoteError turns a failed remote lookup into what the caller is told:
-// not found and unavailable as the resolver said them, a refused
-// parameter as it is, anything else unavailable naming the host.
-func remoteError(err error, host string) error {
+// not found and unavailable as the resolver said them, a refusal of the
+// caller's parameter param ("" for none) as it is, anything else — a
+// remote document that does not decode, say — unavailable naming the
+// host.
+func remoteError(err error, host, param string) error {
 	var me *murlog.Error
 	if !errors.As(err, &me) {
 		return &murlog.Error{Code: murlog.EUnavailable, Message: host + " could not be fetched", Err: err}
@@ -44,10 +46,12 @@ func remoteError(err error, host string) error {
 	switch {
 	case me.Code == murlog.EUnavailable || me.Code == murlog.ENotFound || me.Code == murlog.ERateLimited:
 		return err
-	case me.Code == murlog.EInvalid && me.Field != "":
+	case me.Code == murlog.EInvalid && param != "" && me.Field == param:
 		return err
 	case me.Code == murlog.EInternal:
 		return &murlog.Error{Code: murlog.EUnavailable, Message: host + " could not be fetched", Err: err}
+	case me.Field != "":
+		return &murlog.Error{Code: murlog.EUnavailable, Message: host + " sent a document murlog refuses: " + me.Field + ": " + me.Message, Err: err}
 	}
 	return &murlog.Error{Code: murlog.EUnavailable, Message: host + ": " + me.Message, Err: err}
 }
@@ -196,7 +200,7 @@ func nextOf(pg *activitypub.Object, coll string) string {
 func (s *Server) fetch(ctx context.Context, uri string) (*activitypub.Object, error) {
 	o, err := s.deps.Remote.FetchObject(ctx, uri)
 	if err != nil {
-		return nil, remoteError(err, activitypub.HostOf(uri))
+		return nil, remoteError(err, activitypub.HostOf(uri), "")
 	}
 	return o, nil
 }
@@ -344,7 +348,7 @@ func (s *Server) remotePostID(ctx context.Context, personaID, postID, uri string
 	}
 	a, err := r.Resolve(ctx, author)
 	if err != nil {
-		return "", remoteError(err, activitypub.HostOf(author))
+		return "", remoteError(err, activitypub.HostOf(author), "")
 	}
 	if !authoredBy(o, a) {
 		return "", murlog.Errorf(murlog.EUnavailable, "%s: the post is not on its author's server", host)

@@ -214,7 +214,8 @@ func (r *httpRemote) Resolve(c context.Context, q string) (*murlog.RemoteActor, 
 // fediServer is a loopback stand-in for a Mastodon-like server with one
 // account, bob: WebFinger, the actor, a two-page outbox (the second
 // page's item only by IRI), followers (one page), a hidden following
-// collection, a featured collection; /users/gone answers 410.
+// collection, a featured collection; mallory's collections are broken;
+// /users/gone answers 410.
 type fediServer struct {
 	*httptest.Server
 	host string
@@ -231,12 +232,13 @@ func newFediServer(t *testing.T) *fediServer {
 		json.NewEncoder(w).Encode(v)
 	}
 	mux.HandleFunc("GET /.well-known/webfinger", func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Query().Get("resource") != "acct:bob@"+f.host {
+		user, ok := strings.CutSuffix(strings.TrimPrefix(r.URL.Query().Get("resource"), "acct:"), "@"+f.host)
+		if !ok || (user != "bob" && user != "mallory") {
 			http.NotFound(w, r)
 			return
 		}
-		asJSON(w, map[string]any{"subject": "acct:bob@" + f.host, "links": []map[string]string{
-			{"rel": "self", "type": activitypub.MediaType, "href": f.bob()}}})
+		asJSON(w, map[string]any{"subject": "acct:" + user + "@" + f.host, "links": []map[string]string{
+			{"rel": "self", "type": activitypub.MediaType, "href": f.URL + "/users/" + user}}})
 	})
 	mux.HandleFunc("GET /users/bob", func(w http.ResponseWriter, r *http.Request) {
 		asJSON(w, map[string]any{"@context": "https://www.w3.org/ns/activitystreams", "id": f.bob(), "type": "Person",
@@ -281,6 +283,20 @@ func newFediServer(t *testing.T) *fediServer {
 	mux.HandleFunc("GET /users/bob/featured", func(w http.ResponseWriter, r *http.Request) {
 		asJSON(w, map[string]any{"id": f.bob() + "/featured", "type": "OrderedCollection", "totalItems": 1,
 			"orderedItems": []any{f.noteJSON(3)}})
+	})
+	// mallory's collections are broken: an outbox without an id, a
+	// featured collection that is not JSON.
+	mux.HandleFunc("GET /users/mallory", func(w http.ResponseWriter, r *http.Request) {
+		m := f.URL + "/users/mallory"
+		asJSON(w, map[string]any{"id": m, "type": "Person", "preferredUsername": "mallory", "inbox": m + "/inbox",
+			"outbox": m + "/outbox", "featured": m + "/featured"})
+	})
+	mux.HandleFunc("GET /users/mallory/outbox", func(w http.ResponseWriter, r *http.Request) {
+		asJSON(w, map[string]any{"type": "OrderedCollection", "totalItems": 1})
+	})
+	mux.HandleFunc("GET /users/mallory/featured", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte("<html>not here</html>"))
 	})
 	mux.HandleFunc("GET /users/gone", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "gone", http.StatusGone)

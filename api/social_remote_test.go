@@ -90,6 +90,25 @@ func TestActorsOutboxPagesAndFollowCollections(t *testing.T) {
 	}
 }
 
+func TestBrokenRemoteDocumentsAreUnavailable(t *testing.T) {
+	e := newSocialEnv(t)
+	var a any
+	e.call("actors.lookup", map[string]any{"q": "mallory@" + e.fedi.host}, &a)
+	for _, m := range []string{"actors.outbox", "actors.featured", "actors.followers"} {
+		err := e.owner.Call(ctx, m, map[string]any{"id": field(a, "id")}, nil)
+		if m == "actors.followers" { // mallory publishes none
+			rpcErr(t, m+" of an actor without one", err, -32001, "not_found", 404)
+			continue
+		}
+		ce := rpcErr(t, m+" of a broken document", err, -32005, "unavailable", 503)
+		if !strings.Contains(ce.Message, e.fedi.host) {
+			t.Errorf("%s: message %q; want the host", m, ce.Message)
+		}
+	}
+	rpcErr(t, "lookup of an unknown account", e.owner.Call(ctx, "actors.lookup", map[string]any{"q": "nobody@" + e.fedi.host}, nil),
+		-32005, "unavailable", 503)
+}
+
 func TestFavouritesAndReblogsByURIAndID(t *testing.T) {
 	e := newSocialEnv(t)
 	var a any
