@@ -172,6 +172,14 @@ func (v *views) thread(id, uri string) (*threadView, error) {
 		selfURI   string
 		localPost *murlog.Post
 	)
+	if uri != "" {
+		// A local post named by its URI is a local thread.
+		if p, err := v.localPost(uri); err != nil {
+			return nil, err
+		} else if p != nil {
+			id = p.ID
+		}
+	}
 	if id != "" {
 		p, err := v.tx.Posts().Get(id)
 		if err != nil {

@@ -78,6 +78,11 @@ func TestTimelineHomeThreadsAndNotifications(t *testing.T) {
 	if field(th, "post", "id") != mine.ID || len(field(th, "ancestors").([]any)) != 0 || field(th, "descendants", 0, "uri") != reply.URI {
 		t.Errorf("thread of the local post = %v; want the reply below it", th)
 	}
+	var byURI any
+	e.call("posts.get_thread", map[string]any{"uri": mineURI}, &byURI)
+	if field(byURI, "post", "id") != mine.ID || field(byURI, "descendants", 0, "uri") != reply.URI {
+		t.Errorf("thread by the local post's uri = %v", byURI)
+	}
 	e.call("posts.get_thread", map[string]any{"uri": child.URI}, &th)
 	anc, _ := field(th, "ancestors").([]any)
 	if len(anc) != 2 || field(anc, 0, "id") != mine.ID || field(anc, 1, "uri") != reply.URI {
