@@ -29,8 +29,10 @@ func (a *App) wireVerifier(rt *runtime) {
 
 // wireInbox builds the inbox endpoint over the federation handler.
 func (a *App) wireInbox(rt *runtime) {
+	rate := float64(rt.cfg.InboxRateLimit)
 	rt.inbox = federation.NewInbox(federation.InboxDeps{Handler: rt.fed, Store: rt.eng.store, Verifier: rt.verifier,
-		Log: a.log, TrustedProxies: rt.cfg.TrustedProxy, OneShot: a.opts.OneShot})
+		Log: a.log, TrustedProxies: rt.cfg.TrustedProxy, OneShot: a.opts.OneShot,
+		ClientRate: rate, ClientBurst: 4 * rate, DomainRate: rate, DomainBurst: 4 * rate})
 }
 
 // inbox serves POST /inbox and POST /@name/inbox once setup is complete.

@@ -35,7 +35,7 @@ type keyPair struct {
 	pub  string // PKIX PEM
 }
 
-func readKey(t *testing.T, name string) keyPair {
+func readKey(t testing.TB, name string) keyPair {
 	t.Helper()
 	read := func(f string) string {
 		b, err := os.ReadFile(filepath.Join("..", "httpsig", "testdata", f))
@@ -69,7 +69,7 @@ type remote struct {
 	acts map[string]*remoteActor
 }
 
-func newRemote(t *testing.T) *remote {
+func newRemote(t testing.TB) *remote {
 	t.Helper()
 	rm := &remote{acts: map[string]*remoteActor{}}
 	rm.srv = httptest.NewServer(http.HandlerFunc(rm.serve))
@@ -134,7 +134,7 @@ func create(actor string, n int) []byte {
 func activityID(actor string, n int) string { return fmt.Sprintf("%s/statuses/%d/activity", actor, n) }
 
 // inboxSite is a test site that may federate over loopback.
-func inboxSite(t *testing.T) (*testsite.Site, *clock) {
+func inboxSite(t testing.TB) (*testsite.Site, *clock) {
 	t.Helper()
 	c := &clock{}
 	s := testsite.Start(t, testsite.Options{Now: c.now, Env: map[string]string{"MURLOG_ALLOW_PRIVATE_NETWORK": "1"}})
@@ -143,7 +143,7 @@ func inboxSite(t *testing.T) (*testsite.Site, *clock) {
 
 // newPost builds a POST of body to the site's path with the activity
 // content type.
-func newPost(t *testing.T, base, path string, body []byte) *http.Request {
+func newPost(t testing.TB, base, path string, body []byte) *http.Request {
 	t.Helper()
 	req, err := http.NewRequest("POST", base+path, bytes.NewReader(body))
 	if err != nil {
@@ -154,7 +154,7 @@ func newPost(t *testing.T, base, path string, body []byte) *http.Request {
 }
 
 // signed is a POST signed by a's key in scheme at time at.
-func (rm *remote) signed(t *testing.T, base, path string, a *remoteActor, body []byte, scheme httpsig.Scheme, at time.Time) *http.Request {
+func (rm *remote) signed(t testing.TB, base, path string, a *remoteActor, body []byte, scheme httpsig.Scheme, at time.Time) *http.Request {
 	t.Helper()
 	req := newPost(t, base, path, body)
 	k := httpsig.Key{ID: rm.keyID(a), Private: a.key.priv}
@@ -172,7 +172,7 @@ func (rm *remote) signed(t *testing.T, base, path string, a *remoteActor, body [
 
 // signCavageWith signs req by hand with a chosen list of signed headers,
 // for signatures that leave something required unsigned.
-func signCavageWith(t *testing.T, req *http.Request, body []byte, keyID string, key crypto.Signer, headers []string, at time.Time) {
+func signCavageWith(t testing.TB, req *http.Request, body []byte, keyID string, key crypto.Signer, headers []string, at time.Time) {
 	t.Helper()
 	req.Header.Set("Date", at.UTC().Format(http.TimeFormat))
 	sum := sha256.Sum256(body)
@@ -197,7 +197,7 @@ func signCavageWith(t *testing.T, req *http.Request, body []byte, keyID string, 
 		keyID, strings.Join(headers, " "), base64.StdEncoding.EncodeToString(sig)))
 }
 
-func send(t *testing.T, req *http.Request) response {
+func send(t testing.TB, req *http.Request) response {
 	t.Helper()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -209,7 +209,7 @@ func send(t *testing.T, req *http.Request) response {
 }
 
 // hasItem reports whether the activity was stored in the inbox.
-func hasItem(t *testing.T, s *testsite.Site, activity string) bool {
+func hasItem(t testing.TB, s *testsite.Site, activity string) bool {
 	t.Helper()
 	var found bool
 	err := s.App.Store().View(ctx, func(tx store.Tx) error {
@@ -227,7 +227,7 @@ func hasItem(t *testing.T, s *testsite.Site, activity string) bool {
 }
 
 // inboxJobs counts the inbox.process jobs in the queue, in any state.
-func inboxJobs(t *testing.T, s *testsite.Site) int {
+func inboxJobs(t testing.TB, s *testsite.Site) int {
 	t.Helper()
 	cs, err := s.App.Queue().Counts(ctx)
 	if err != nil {
@@ -243,7 +243,7 @@ func inboxJobs(t *testing.T, s *testsite.Site) int {
 }
 
 // remoteActors counts the cached remote actors with this uri (0 or 1).
-func storedActor(t *testing.T, s *testsite.Site, uri string) *murlog.RemoteActor {
+func storedActor(t testing.TB, s *testsite.Site, uri string) *murlog.RemoteActor {
 	t.Helper()
 	var a *murlog.RemoteActor
 	err := s.App.Store().View(ctx, func(tx store.Tx) (err error) { a, err = tx.RemoteActors().GetByURI(uri); return err })
@@ -257,7 +257,7 @@ func storedActor(t *testing.T, s *testsite.Site, uri string) *murlog.RemoteActor
 }
 
 // wantLog checks that the site logged a line containing every part.
-func wantLog(t *testing.T, s *testsite.Site, what string, parts ...string) {
+func wantLog(t testing.TB, s *testsite.Site, what string, parts ...string) {
 	t.Helper()
 	for _, line := range strings.Split(s.Logs.String(), "\n") {
 		ok := true

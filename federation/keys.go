@@ -30,10 +30,12 @@ const (
 	// store again, where the inbox processing records an actor's Update.
 	keyTTL = time.Hour
 	// refetchEvery is the least time between two fetches of one actor
-	// for a failed verification: a key rotation is found at the first
-	// failure, while forged signatures naming a real key cannot make us
-	// fetch that key again and again.
-	refetchEvery = time.Minute
+	// for a failed verification. A rotated key is found at the first
+	// failure after that (the sender retries a refused delivery later),
+	// while forged signatures naming a real key cost at most one fetch
+	// per key in that time. Mastodon also holds off for 5 minutes, per
+	// client address, after a failed key refresh.
+	refetchEvery = 5 * time.Minute
 	// failedFor is how long a key that could not be fetched is not tried
 	// again.
 	failedFor = time.Minute
