@@ -304,3 +304,36 @@ func TestInboxGarbageCostsNoFetchNoWrite(t *testing.T) {
 		t.Errorf("garbage caused %d jobs; want 0", n-jobs)
 	}
 }
+
+func TestInboxGroupCommitGivesEachRequestItsResult(t *testing.T) {
+	s, c := inboxSite(t)
+	rm := newRemote(t)
+	a := rm.add(&remoteActor{name: "ann", key: readKey(t, "rsa-a")})
+	wantStatus(t, send(t, rm.signed(t, s.Server.URL, "/inbox", a, create(rm.actorURI(a), -1), httpsig.Cavage, c.now())), 202, "warm-up")
+	jobs := inboxJobs(t, s)
+	// 30 activities, each delivered twice at once (two shared inboxes,
+	// a retry): every POST is accepted, each activity stored once.
+	reqs := make([]*http.Request, 0, 60)
+	for i := 0; i < 30; i++ {
+		for range 2 {
+			reqs = append(reqs, rm.signed(t, s.Server.URL, "/inbox", a, create(rm.actorURI(a), i), httpsig.RFC9421, c.now()))
+		}
+	}
+	statuses := make(chan int, len(reqs))
+	for _, req := range reqs {
+		go func() { statuses <- send(t, req).status }()
+	}
+	for range reqs {
+		if st := <-statuses; st != http.StatusAccepted {
+			t.Errorf("concurrent POST: status %d; want 202", st)
+		}
+	}
+	if n := inboxJobs(t, s) - jobs; n != 30 {
+		t.Errorf("inbox.process jobs = %d; want 30 (one per activity)", n)
+	}
+	for i := 0; i < 30; i++ {
+		if !hasItem(t, s, activityID(rm.actorURI(a), i)) {
+			t.Errorf("activity %d accepted but not stored", i)
+		}
+	}
+}

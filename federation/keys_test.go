@@ -15,6 +15,7 @@ import (
 	"github.com/murlog/murlog/httpsig"
 	"github.com/murlog/murlog/internal/testsite"
 	"github.com/murlog/murlog/outbound"
+	"github.com/murlog/murlog/store"
 )
 
 // hostsResolver maps host names to addresses, as /etc/hosts would.
@@ -31,6 +32,7 @@ func (h hostsResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.A
 // with an outbound client that has allow_private_network off and
 // resolves names through hosts.
 type strictInbox struct {
+	s    *testsite.Site
 	site murlog.Site
 	in   *federation.Inbox
 	logs *testsite.SyncBuffer
@@ -51,7 +53,7 @@ func newStrictInbox(t *testing.T, hosts hostsResolver, tune func(*federation.Inb
 	if tune != nil {
 		tune(&d)
 	}
-	return &strictInbox{site: site, in: federation.NewInbox(d), logs: logs}
+	return &strictInbox{s: s, site: site, in: federation.NewInbox(d), logs: logs}
 }
 
 func (si *strictInbox) post(req *http.Request) *httptest.ResponseRecorder {
@@ -121,5 +123,35 @@ func TestInboxRateLimits(t *testing.T) {
 		if !strings.Contains(si.logs.String(), reason) {
 			t.Errorf("no log line names %q", reason)
 		}
+	}
+}
+
+func TestInboxOneShotWritesDirectly(t *testing.T) {
+	rm := newRemote(t)
+	a := rm.add(&remoteActor{name: "ann", key: readKey(t, "rsa-a")})
+	si := newStrictInbox(t, nil, func(d *federation.InboxDeps) { d.OneShot = true })
+	// The strict client refuses loopback: put ann's key in the store as a
+	// fetch would have, so the one-shot path is what is tested here.
+	body := create(rm.actorURI(a), 1)
+	si.seedActor(t, rm, a)
+	req := rm.signed(t, si.site.Base(), "/inbox", a, body, httpsig.Cavage, time.Now())
+	if w := si.post(req); w.Code != http.StatusAccepted {
+		t.Fatalf("one-shot POST: status %d; want 202 (%s)", w.Code, si.logs)
+	}
+	if !hasItem(t, si.s, activityID(rm.actorURI(a), 1)) {
+		t.Error("one-shot POST accepted but not stored")
+	}
+}
+
+// seedActor stores a remote actor with its key, as a fetch would.
+func (si *strictInbox) seedActor(t *testing.T, rm *remote, a *remoteActor) {
+	t.Helper()
+	err := si.s.App.Store().Update(ctx, func(tx store.Tx) error {
+		return tx.RemoteActors().Upsert(&murlog.RemoteActor{URI: rm.actorURI(a), Username: a.name,
+			Domain: strings.TrimPrefix(rm.srv.URL, "http://"), Inbox: rm.actorURI(a) + "/inbox", Type: "Person",
+			KeyID: rm.keyID(a), PublicKeyPEM: a.served.pub, FetchedAt: tx.Now()})
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
