@@ -98,6 +98,7 @@ func TestInboxLoad(t *testing.T) {
 	// as the connections go, with what is left, for the ceiling.
 	var next atomic.Int64
 	take := func(int) *signedPost {
+		// One sequence over both phases: each Create is sent once.
 		if i := next.Add(1) - 1; i < int64(len(signed)) {
 			return signed[i]
 		}
@@ -206,57 +207,14 @@ type postResult struct {
 // runPosts sends next(i) from inboxConns goroutines for d or until next
 // returns nil, counting answers with one of the statuses wanted.
 func runPosts(hc *http.Client, base string, d time.Duration, next func(int) *signedPost, want ...int) postResult {
-	var idx atomic.Int64
-	var mu sync.Mutex
-	var lat []time.Duration
-	byStatus := map[int]int{}
-	var n, errs atomic.Int64
-	start := time.Now()
-	stop := start.Add(d)
-	var wg sync.WaitGroup
-	for c := 0; c < inboxConns; c++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var mine []time.Duration
-			statuses := map[int]int{}
-			for time.Now().Before(stop) {
-				p := next(int(idx.Add(1) - 1))
-				if p == nil {
-					break
-				}
-				t0 := time.Now()
-				st := do(hc, p.request(base))
-				mine = append(mine, time.Since(t0))
-				statuses[st]++
-				if slices.Contains(want, st) {
-					n.Add(1)
-				} else {
-					errs.Add(1)
-				}
-			}
-			mu.Lock()
-			lat = append(lat, mine...)
-			for k, v := range statuses {
-				byStatus[k] += v
-			}
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	slices.Sort(lat)
-	r := postResult{n: int(n.Load()), errs: int(errs.Load()), byStatus: byStatus, elapsed: elapsed}
-	r.rps = float64(r.n) / elapsed.Seconds()
-	if len(lat) > 0 {
-		r.p50, r.p99 = lat[len(lat)/2], lat[len(lat)*99/100]
-	}
-	return r
+	stop := time.Now().Add(d)
+	return drive(hc, base, func() (time.Time, bool) { now := time.Now(); return now, now.Before(stop) }, next, want)
 }
 
 // runPaced sends next(i) at rate per second for d from inboxConns
-// goroutines; latency runs from when a request was due.
-func runPaced(hc *http.Client, base string, d time.Duration, rate int, next func(int) *signedPost, want int) postResult {
+// goroutines; latency runs from when a request was due, so a stall is
+// not hidden.
+func runPaced(hc *http.Client, base string, d time.Duration, rate int, next func(int) *signedPost, want ...int) postResult {
 	due := make(chan time.Time, inboxConns)
 	go func() {
 		defer close(due)
@@ -270,9 +228,17 @@ func runPaced(hc *http.Client, base string, d time.Duration, rate int, next func
 			due <- at
 		}
 	}()
+	return drive(hc, base, func() (time.Time, bool) { at, ok := <-due; return at, ok }, next, want)
+}
+
+// drive runs inboxConns goroutines that each take the time the next
+// request is due from tick (until it says stop) and send next(i).
+func drive(hc *http.Client, base string, tick func() (time.Time, bool), next func(int) *signedPost, want []int) postResult {
+	var idx atomic.Int64
 	var mu sync.Mutex
 	var lat []time.Duration
-	var n, errs atomic.Int64
+	byStatus := map[int]int{}
+	n, errs := 0, 0
 	start := time.Now()
 	var wg sync.WaitGroup
 	for c := 0; c < inboxConns; c++ {
@@ -280,28 +246,34 @@ func runPaced(hc *http.Client, base string, d time.Duration, rate int, next func
 		go func() {
 			defer wg.Done()
 			var mine []time.Duration
-			for at := range due {
-				p := next(0)
+			statuses := map[int]int{}
+			for at, ok := tick(); ok; at, ok = tick() {
+				p := next(int(idx.Add(1) - 1))
 				if p == nil {
-					continue
+					break
 				}
 				st := do(hc, p.request(base))
 				mine = append(mine, time.Since(at))
-				if st == want {
-					n.Add(1)
-				} else {
-					errs.Add(1)
-				}
+				statuses[st]++
 			}
 			mu.Lock()
 			lat = append(lat, mine...)
+			for st, k := range statuses {
+				byStatus[st] += k
+				if slices.Contains(want, st) {
+					n += k
+				} else {
+					errs += k
+				}
+			}
 			mu.Unlock()
 		}()
 	}
 	wg.Wait()
+	elapsed := time.Since(start)
 	slices.Sort(lat)
-	r := postResult{n: int(n.Load()), errs: int(errs.Load()), elapsed: time.Since(start)}
-	r.rps = float64(r.n) / r.elapsed.Seconds()
+	r := postResult{n: n, errs: errs, byStatus: byStatus, elapsed: elapsed}
+	r.rps = float64(r.n) / elapsed.Seconds()
 	if len(lat) > 0 {
 		r.p50, r.p99 = lat[len(lat)/2], lat[len(lat)*99/100]
 	}
