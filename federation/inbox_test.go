@@ -337,3 +337,22 @@ func TestInboxGroupCommitGivesEachRequestItsResult(t *testing.T) {
 		}
 	}
 }
+
+func TestInboxPruneForgetsOldItems(t *testing.T) {
+	s, c := inboxSite(t)
+	rm := newRemote(t)
+	a := rm.add(&remoteActor{name: "ann", key: readKey(t, "rsa-a")})
+	wantStatus(t, send(t, rm.signed(t, s.Server.URL, "/inbox", a, create(rm.actorURI(a), 0), httpsig.Cavage, c.now())), 202, "old")
+	c.advance(federation.InboxRetention + time.Hour)
+	wantStatus(t, send(t, rm.signed(t, s.Server.URL, "/inbox", a, create(rm.actorURI(a), 1), httpsig.Cavage, c.now())), 202, "new")
+	if err := s.App.Queue().Enqueue(ctx, federation.DailyInboxPrune(c.now())); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.App.NewWorker("test").RunOnce(ctx, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if hasItem(t, s, activityID(rm.actorURI(a), 0)) || !hasItem(t, s, activityID(rm.actorURI(a), 1)) {
+		t.Errorf("after the prune: old item kept %v, new item kept %v; want false, true",
+			hasItem(t, s, activityID(rm.actorURI(a), 0)), hasItem(t, s, activityID(rm.actorURI(a), 1)))
+	}
+}
