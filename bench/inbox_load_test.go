@@ -168,8 +168,8 @@ func TestInboxLoad(t *testing.T) {
 		}
 		return "BELOW"
 	}
-	t.Logf("accepted/s %s the 1,000 target, p99 at 1,000/s %s the 50 ms target, garbage %s the 10× target",
-		verdict(ok.rps >= 1000), verdict(paced.p99 <= 50*time.Millisecond), verdict(bad.rps >= 10*ok.rps))
+	t.Logf("accepted/s %s the 1,000 target; p99 at 1,000/s %s the 50 ms target; garbage from one address %s, from 100 servers %s, the 10,000/s target (10× 1,000/s)",
+		verdict(ok.rps >= inboxRate), verdict(paced.p99 <= 50*time.Millisecond), verdict(bad.rps >= 10*inboxRate), verdict(badSpread.rps >= 10*inboxRate))
 }
 
 // signedPost is a request ready to send again and again.
