@@ -198,6 +198,14 @@ func (in *Inbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		in.fromErr(w, r, refusal(murlog.EUnauthorized, "digest", err), "key_id", sanitizeLog(sig.KeyID))
 		return
 	}
+	if !in.d.Verifier.Known(ctx, sig.KeyID) && selfDelete(body) {
+		// A deleted account's server tells every server it ever reached;
+		// its key is gone with it, and we never knew it: nothing to
+		// verify, nothing to delete, no fetch (Mastodon drops these too).
+		in.log.Info("inbox dropped", "reason", "Delete of an actor never seen", "key_id", sanitizeLog(sig.KeyID))
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
 	signer, err := in.d.Verifier.Check(ctx, sig)
 	if err != nil {
 		in.fromErr(w, r, err, "key_id", sanitizeLog(sig.KeyID))
@@ -238,6 +246,20 @@ func (in *Inbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// 7.
 	w.WriteHeader(http.StatusAccepted)
+}
+
+// selfDelete reports whether body is an actor's Delete of itself.
+func selfDelete(body []byte) bool {
+	var a struct {
+		Type   string          `json:"type"`
+		Actor  json.RawMessage `json:"actor"`
+		Object json.RawMessage `json:"object"`
+	}
+	if json.Unmarshal(body, &a) != nil || a.Type != "Delete" || len(a.Actor) == 0 {
+		return false
+	}
+	act, err := activitypub.Decode(body)
+	return err == nil && act.Actor.ID != "" && act.Object.First().ID == act.Actor.ID
 }
 
 // persona resolves the inbox's persona: "" for the shared inbox.

@@ -356,3 +356,24 @@ func TestInboxPruneForgetsOldItems(t *testing.T) {
 			hasItem(t, s, activityID(rm.actorURI(a), 0)), hasItem(t, s, activityID(rm.actorURI(a), 1)))
 	}
 }
+
+func TestInboxDropsDeletesOfUnknownActorsWithoutFetch(t *testing.T) {
+	s, c := inboxSite(t)
+	rm := newRemote(t) // serves no actor: ann's account is gone (404)
+	gone := &remoteActor{name: "gone", key: readKey(t, "rsa-a")}
+	actor := rm.actorURI(gone)
+	body := []byte(fmt.Sprintf(`{"id":%q,"type":"Delete","actor":%q,"object":%q,"to":["https://www.w3.org/ns/activitystreams#Public"]}`,
+		actor+"#delete", actor, actor))
+	r := send(t, rm.signed(t, s.Server.URL, "/inbox", gone, body, httpsig.Cavage, c.now()))
+	wantStatus(t, r, http.StatusAccepted, "Delete of an unknown actor")
+	if n := rm.hits.Load(); n != 0 {
+		t.Errorf("the gone actor's server was asked %d times; want 0", n)
+	}
+	if hasItem(t, s, actor+"#delete") {
+		t.Error("the Delete of an unknown actor was stored")
+	}
+	wantLog(t, s, "unknown Delete", "inbox dropped", "Delete of an actor never seen")
+	// Anything else from an unknown key is fetched and verified.
+	r = send(t, rm.signed(t, s.Server.URL, "/inbox", gone, create(actor, 1), httpsig.Cavage, c.now()))
+	wantStatus(t, r, http.StatusUnauthorized, "Create by an actor that is gone")
+}

@@ -157,6 +157,25 @@ func (v *Verifier) Check(ctx context.Context, sig *httpsig.Signature) (*murlog.R
 	return k.actor, nil
 }
 
+// Known reports whether keyID is in memory or in the store, so verifying
+// a signature by it needs no fetch.
+func (v *Verifier) Known(ctx context.Context, keyID string) bool {
+	if k := v.keys.get(keyID); k != nil && v.d.Now().Sub(k.at) < keyTTL {
+		return true
+	}
+	found := false
+	v.d.Store.View(ctx, func(tx store.Tx) error {
+		for _, id := range keyForms(keyID) {
+			if _, err := tx.RemoteActors().GetByKeyID(id); err == nil {
+				found = true
+				return nil
+			}
+		}
+		return nil
+	})
+	return found
+}
+
 // Requester implements the Requester port of the federation handler: the
 // verified signer of a GET (authorized fetch, followers-only posts).
 func (v *Verifier) Requester(r *http.Request) (string, error) {
