@@ -221,6 +221,12 @@ func (in *Inbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		in.refuse(w, r, http.StatusUnauthorized, "activity actor "+sanitizeLog(act.Actor.ID)+" is not the signer "+signer.URI, "key_id", sanitizeLog(sig.KeyID))
 		return
 	}
+	if !activitypub.SameOrigin(act.ID, signer.URI) {
+		// The id is the dedupe key: an actor must not be able to take
+		// another server's activity ids before that server sends them.
+		in.refuse(w, r, http.StatusBadRequest, "activity id "+sanitizeLog(act.ID)+" is not on its actor's host", "key_id", sanitizeLog(sig.KeyID))
+		return
+	}
 	if blocked, err := in.d.Verifier.ActorBlocked(ctx, personaID, signer.ID); err != nil {
 		in.fromErr(w, r, err)
 		return

@@ -156,6 +156,10 @@ func TestInboxRefusesBadInput(t *testing.T) {
 				activityID(ann, n), ann, ann+"/statuses/x", mustJSON(tags)))
 			return rm.signed(t, base, "/inbox", a, body, httpsig.Cavage, c.now())
 		}},
+		{"activity id on another host", 400, "is not on its actor's host", func(n int) *http.Request {
+			body := []byte(fmt.Sprintf(`{"id":"https://victim.example/activities/%d","type":"Like","actor":%q,"object":"https://victim.example/x"}`, n, ann))
+			return rm.signed(t, base, "/inbox", a, body, httpsig.Cavage, c.now())
+		}},
 		{"unsigned", 401, "signature", func(n int) *http.Request { return newPost(t, base, "/inbox", create(ann, n)) }},
 		{"actor with a 10 MB summary", 401, "response is over", func(n int) *http.Request {
 			return rm.signed(t, base, "/inbox", huge, create(rm.actorURI(huge), n), httpsig.Cavage, c.now())
@@ -174,8 +178,11 @@ func TestInboxRefusesBadInput(t *testing.T) {
 		n := 2000 + i
 		req := tc.req(n)
 		act := activityID(ann, n)
-		if strings.Contains(req.Header.Get("Signature"), "/users/huge") {
+		switch {
+		case strings.Contains(req.Header.Get("Signature"), "/users/huge"):
 			act = activityID(rm.actorURI(huge), n)
+		case strings.Contains(tc.name, "another host"):
+			act = fmt.Sprintf("https://victim.example/activities/%d", n)
 		}
 		r := send(t, req)
 		if r.status != tc.status {
