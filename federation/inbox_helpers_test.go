@@ -3,6 +3,7 @@ package federation_test
 import (
 	"bytes"
 	"crypto"
+	"crypto/ed25519"
 	"crypto/rsa"
 	"crypto/sha256"
 	"encoding/base64"
@@ -35,15 +36,18 @@ type keyPair struct {
 	pub  string // PKIX PEM
 }
 
+func readTestdataFile(t testing.TB, f string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "httpsig", "testdata", f))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 func readKey(t testing.TB, name string) keyPair {
 	t.Helper()
-	read := func(f string) string {
-		b, err := os.ReadFile(filepath.Join("..", "httpsig", "testdata", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
+	read := func(f string) string { return readTestdataFile(t, f) }
 	priv, err := httpsig.ParsePrivateKeyPEM(read(name + ".pkcs8.pem"))
 	if err != nil {
 		t.Fatal(err)
@@ -58,6 +62,7 @@ type remoteActor struct {
 	served  keyPair // what its actor document publishes
 	slash   bool    // publishes its key as …/main-key (GoToSocial), not #main-key (Mastodon)
 	summary string
+	ed      crypto.Signer // an Ed25519 key it also publishes (FEP-521a), signing with it when set
 }
 
 // remote is a fake fediverse server: actors at /users/{name}, counting
@@ -90,6 +95,9 @@ func (rm *remote) add(a *remoteActor) *remoteActor {
 func (rm *remote) actorURI(a *remoteActor) string { return rm.srv.URL + "/users/" + a.name }
 
 func (rm *remote) keyID(a *remoteActor) string {
+	if a.ed != nil {
+		return rm.actorURI(a) + "#ed25519-key"
+	}
 	if a.slash {
 		return rm.actorURI(a) + "/main-key"
 	}
@@ -113,7 +121,14 @@ func (rm *remote) serve(w http.ResponseWriter, r *http.Request) {
 		"inbox": id + "/inbox", "outbox": id + "/outbox", "followers": id + "/followers",
 		"endpoints": map[string]string{"sharedInbox": rm.srv.URL + "/inbox"},
 		"summary":   a.summary,
-		"publicKey": map[string]string{"id": rm.keyID(a), "owner": id, "publicKeyPem": a.served.pub},
+		"publicKey": map[string]string{"id": id + "#main-key", "owner": id, "publicKeyPem": a.served.pub},
+	}
+	if a.slash {
+		doc["publicKey"].(map[string]string)["id"] = id + "/main-key"
+	}
+	if a.ed != nil {
+		doc["assertionMethod"] = []map[string]string{{"id": rm.keyID(a), "type": "Multikey", "controller": id,
+			"publicKeyMultibase": httpsig.Multikey(a.ed.Public().(ed25519.PublicKey))}}
 	}
 	w.Header().Set("Content-Type", "application/activity+json")
 	json.NewEncoder(w).Encode(doc)
@@ -158,6 +173,9 @@ func (rm *remote) signed(t testing.TB, base, path string, a *remoteActor, body [
 	t.Helper()
 	req := newPost(t, base, path, body)
 	k := httpsig.Key{ID: rm.keyID(a), Private: a.key.priv}
+	if a.ed != nil {
+		k.Private = a.ed
+	}
 	var err error
 	if scheme == httpsig.RFC9421 {
 		err = httpsig.SignRFC9421(req, body, k, at)

@@ -21,6 +21,11 @@ func TestInboxAcceptsSignedActivities(t *testing.T) {
 	rm := newRemote(t)
 	a := rm.add(&remoteActor{name: "ann", key: readKey(t, "rsa-a")})
 	g := rm.add(&remoteActor{name: "gus", key: readKey(t, "rsa-b"), slash: true})
+	ed, err := httpsig.ParsePrivateKeyPEM(readTestdataFile(t, "ed-a.pkcs8.pem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := rm.add(&remoteActor{name: "eve", key: readKey(t, "rsa-a"), ed: ed})
 	cases := []struct {
 		name   string
 		path   string
@@ -31,6 +36,7 @@ func TestInboxAcceptsSignedActivities(t *testing.T) {
 		{"rfc9421, #main-key, persona inbox", "/@alice/inbox", a, httpsig.RFC9421},
 		{"cavage, /main-key (GoToSocial)", "/inbox", g, httpsig.Cavage},
 		{"rfc9421, /main-key", "/@alice/inbox", g, httpsig.RFC9421},
+		{"rfc9421, Ed25519 (FEP-521a Multikey)", "/inbox", e, httpsig.RFC9421},
 	}
 	for i, tc := range cases {
 		body := create(rm.actorURI(tc.actor), i)
@@ -43,8 +49,8 @@ func TestInboxAcceptsSignedActivities(t *testing.T) {
 	if n := inboxJobs(t, s); n != len(cases) {
 		t.Errorf("inbox.process jobs = %d; want %d", n, len(cases))
 	}
-	if n := rm.hits.Load(); n != 2 {
-		t.Errorf("remote answered %d requests; want 2 (one actor fetch per key, then the cache)", n)
+	if n := rm.hits.Load(); n != 3 {
+		t.Errorf("remote answered %d requests; want 3 (one actor fetch per key, then the cache)", n)
 	}
 	if st := storedActor(t, s, rm.actorURI(a)); st == nil || st.DisplayName != "Remote ann" || st.SharedInbox != rm.srv.URL+"/inbox" {
 		t.Errorf("stored actor = %+v; want ann with her shared inbox", st)
@@ -59,7 +65,7 @@ func TestInboxAcceptsSignedActivities(t *testing.T) {
 	wantLog(t, s, "duplicate", "inbox duplicate", activityID(rm.actorURI(a), 0))
 
 	// The item holds the body as received, for the processing job.
-	err := s.App.Store().View(ctx, func(tx store.Tx) error {
+	err = s.App.Store().View(ctx, func(tx store.Tx) error {
 		it, err := tx.InboxItems().Get(federationItem(rm.actorURI(a), 0))
 		if err != nil {
 			return err
