@@ -1,15 +1,12 @@
 package api_test
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -22,9 +19,9 @@ import (
 	"github.com/murlog/murlog/auth"
 	"github.com/murlog/murlog/client"
 	"github.com/murlog/murlog/domains"
+	"github.com/murlog/murlog/federation"
 	"github.com/murlog/murlog/httpd"
 	"github.com/murlog/murlog/internal/testsite"
-	"github.com/murlog/murlog/markup"
 	"github.com/murlog/murlog/outbound"
 	"github.com/murlog/murlog/persona"
 	"github.com/murlog/murlog/post"
@@ -38,7 +35,8 @@ import (
 
 // socialEnv is the real API over a real SQLite file, with the social
 // service and a Remote that fetches over real HTTP from a loopback server
-// standing in for a Mastodon-like instance (fedi).
+// standing in for a Mastodon-like instance (fedi), through the real
+// federation resolver.
 type socialEnv struct {
 	t       *testing.T
 	db      *sqlite.DB
@@ -48,7 +46,7 @@ type socialEnv struct {
 	owner   *client.Client // bearer token of the owner
 	anon    *client.Client
 	fedi    *fediServer
-	fetches *atomic.Int64 // remote GETs made through the Remote
+	fetches *atomic.Int64 // requests the remote server answered
 }
 
 func newSocialEnv(t *testing.T) *socialEnv { return startSocialEnv(t, true) }
@@ -73,12 +71,15 @@ func startSocialEnv(t *testing.T, withRemote bool) *socialEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &socialEnv{t: t, db: db, site: site, svc: social.New(db, site), alice: alice, fedi: newFediServer(t), fetches: &atomic.Int64{}}
+	fedi := newFediServer(t)
+	e := &socialEnv{t: t, db: db, site: site, svc: social.New(db, site), alice: alice, fedi: fedi, fetches: &fedi.hits}
 	d := api.Deps{Site: site, Auth: au, Personas: persona.New(db), Posts: post.New(db, site), Settings: settings.New(db),
 		Domains: domains.New(db), Social: e.svc, Store: db}
 	if withRemote {
-		d.Remote = &httpRemote{db: db, fetches: e.fetches,
-			out: outbound.New(outbound.Options{AllowPrivate: true, AllowHTTP: true, UserAgent: "murlog-test"})}
+		// The real resolver: WebFinger, GETs signed by the primary
+		// persona, sanitised and cached in the store.
+		d.Remote = federation.NewResolver(federation.ResolverDeps{Site: site, Store: db, Primary: persona.New(db).Primary, Log: log,
+			Client: outbound.New(outbound.Options{AllowPrivate: true, AllowHTTP: true, UserAgent: "murlog-test"})})
 	}
 	srv := httptest.NewServer(httpd.Authenticate(au, httpd.Cookies{}, nil, site, api.New(d, log)))
 	t.Cleanup(srv.Close)
@@ -129,88 +130,6 @@ func jobs[T any](e *socialEnv, topic string) []T {
 	return out
 }
 
-// httpRemote implements api.Remote for the tests with real HTTP: the
-// outbound client (loopback allowed), WebFinger, activitypub.Decode, and
-// the actor cached in the store as the federation resolver does. Its
-// failures are EUnavailable naming the host, as the resolver's are.
-type httpRemote struct {
-	db      store.Store
-	out     *outbound.Client
-	fetches *atomic.Int64
-}
-
-func (r *httpRemote) get(c context.Context, uri, accept string) ([]byte, error) {
-	r.fetches.Add(1)
-	resp, err := r.out.Get(c, uri, accept, nil)
-	if err != nil {
-		host := activitypub.HostOf(uri)
-		var se *outbound.StatusError
-		if errors.As(err, &se) {
-			return nil, &murlog.Error{Code: murlog.EUnavailable, Message: fmt.Sprintf("%s answered HTTP %d", host, se.Status), Err: err}
-		}
-		return nil, &murlog.Error{Code: murlog.EUnavailable, Message: host + " could not be reached", Err: err}
-	}
-	return resp.Body, nil
-}
-
-func (r *httpRemote) FetchObject(c context.Context, uri string) (*activitypub.Object, error) {
-	body, err := r.get(c, uri, activitypub.MediaType)
-	if err != nil {
-		return nil, err
-	}
-	return activitypub.Decode(body)
-}
-
-func (r *httpRemote) Resolve(c context.Context, q string) (*murlog.RemoteActor, error) {
-	uri := q
-	if !strings.HasPrefix(q, "http://") && !strings.HasPrefix(q, "https://") {
-		user, host, ok := strings.Cut(strings.TrimPrefix(q, "@"), "@")
-		if !ok {
-			return nil, murlog.Invalid("q", "is not user@host")
-		}
-		body, err := r.get(c, "http://"+host+"/.well-known/webfinger?resource="+url.QueryEscape("acct:"+user+"@"+host), "application/jrd+json")
-		if err != nil {
-			return nil, err
-		}
-		var jrd struct {
-			Links []struct{ Rel, Type, Href string }
-		}
-		if err := json.Unmarshal(body, &jrd); err != nil {
-			return nil, murlog.Errorf(murlog.EUnavailable, "%s sent an unreadable WebFinger answer", host)
-		}
-		uri = ""
-		for _, l := range jrd.Links {
-			if l.Rel == "self" && l.Type == activitypub.MediaType {
-				uri = l.Href
-			}
-		}
-		if uri == "" {
-			return nil, murlog.Errorf(murlog.EUnavailable, "%s names no actor for %s", host, q)
-		}
-	}
-	var cached *murlog.RemoteActor
-	if err := r.db.View(c, func(tx store.Tx) (err error) { cached, err = tx.RemoteActors().GetByURI(uri); return err }); err == nil &&
-		time.Since(cached.FetchedAt) < 24*time.Hour {
-		return cached, nil
-	}
-	o, err := r.FetchObject(c, uri)
-	if err != nil {
-		return nil, err
-	}
-	if !o.IsActor() || !activitypub.SameOrigin(o.ID, uri) {
-		return nil, murlog.Errorf(murlog.EUnavailable, "%s: not an actor", activitypub.HostOf(uri))
-	}
-	a := &murlog.RemoteActor{URI: o.ID, Username: o.PreferredUsername, Domain: activitypub.HostOf(o.ID), DisplayName: o.Name,
-		Summary: markup.Sanitize(o.Summary, markup.RemotePolicy()), URL: o.URL, Inbox: o.Inbox,
-		SharedInbox: o.Endpoints.SharedInbox, Outbox: o.Outbox, Followers: o.Followers, Following: o.Following,
-		Featured: o.Featured, Type: o.Type, Locked: o.ManuallyApprovesFollowers, Discoverable: o.Discoverable,
-		FetchedAt: time.Now()}
-	if err := r.db.Update(c, func(tx store.Tx) error { return tx.RemoteActors().Upsert(a) }); err != nil {
-		return nil, err
-	}
-	return a, nil
-}
-
 // fediServer is a loopback stand-in for a Mastodon-like server with one
 // account, bob: WebFinger, the actor, a two-page outbox (the second
 // page's item only by IRI), followers (one page), a hidden following
@@ -219,12 +138,16 @@ func (r *httpRemote) Resolve(c context.Context, q string) (*murlog.RemoteActor, 
 type fediServer struct {
 	*httptest.Server
 	host string
+	hits atomic.Int64
 }
 
 func newFediServer(t *testing.T) *fediServer {
 	f := &fediServer{}
 	mux := http.NewServeMux()
-	f.Server = httptest.NewServer(mux)
+	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.hits.Add(1)
+		mux.ServeHTTP(w, r)
+	}))
 	t.Cleanup(f.Close)
 	f.host = strings.TrimPrefix(f.URL, "http://")
 	asJSON := func(w http.ResponseWriter, v any) {
