@@ -16,6 +16,7 @@ package delivery
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -76,6 +77,9 @@ type DeletePayload struct {
 	PostID    string   `json:"post_id"`
 	PersonaID string   `json:"persona_id"`
 	Inboxes   []string `json:"inboxes,omitempty"`
+	// OnlyInboxes sends the Delete to Inboxes alone, not to the
+	// followers: a direct post went only to the actors it mentioned.
+	OnlyInboxes bool `json:"only_inboxes,omitempty"`
 }
 
 // DeleteNotePayload is deliver_delete_note: the Delete to one inbox.
@@ -183,3 +187,7 @@ func ActivityJob(topic string, p ActivityPayload) queue.Job {
 	}
 	return newJob(topic, key+"\n"+p.Inbox, p)
 }
+
+// Version is the Version of a payload for a row updated at t: RFC 3339
+// with nanoseconds, in UTC.
+func Version(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
