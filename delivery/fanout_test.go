@@ -328,3 +328,24 @@ func TestBreakerCountsFailures(t *testing.T) {
 		t.Errorf("summary %+v; want 1 delivered", s)
 	}
 }
+
+// TestReplyReachesParentAuthor: a reply goes to the parent's author even
+// when the author does not follow, and names the parent in inReplyTo.
+func TestReplyReachesParentAuthor(t *testing.T) {
+	e := newEnv(t)
+	e.followers(1, 1, true, "f")
+	frank := e.actor("frank", "q000.test", true)
+	parent := &murlog.RemotePost{URI: frank.URI + "/statuses/1", ActorID: frank.ID, Type: "Note", Content: "<p>hi</p>",
+		Visibility: murlog.VisibilityPublic, PublishedAt: e.clock.now(), ReceivedAt: e.clock.now()}
+	e.update(func(tx store.Tx) error { return tx.RemotePosts().Upsert(parent) })
+	e.publish(post.CreateInput{Content: "indeed", InReplyTo: parent.URI})
+	e.run()
+	m := byInbox(e.sink.take())
+	g, ok := m["q000.test/inbox"]
+	if len(m) != 2 || !ok {
+		t.Fatalf("reply POSTs to %v; want the follower's server and frank's", m)
+	}
+	if g.object()["inReplyTo"] != parent.URI {
+		t.Errorf("reply object %v; want inReplyTo %s", g.object(), parent.URI)
+	}
+}

@@ -7,6 +7,7 @@ package post
 
 import (
 	"context"
+	"net/url"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -72,6 +73,9 @@ type CreateInput struct {
 	Visibility  murlog.Visibility // "" for public
 	Language    string
 	PublishedAt Schedule
+	// InReplyTo is the id (IRI) of the post this one answers, "" for
+	// none: the reply is delivered to the parent's author too.
+	InReplyTo string
 }
 
 // Create validates, renders and stores a post.
@@ -84,7 +88,10 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*murlog.Post, err
 	}
 	p := &murlog.Post{ID: murlog.NewID(), Kind: in.Kind, Title: strings.TrimSpace(in.Title),
 		Source: in.Content, Summary: strings.TrimSpace(in.Summary), Sensitive: in.Sensitive,
-		Visibility: in.Visibility, Language: strings.TrimSpace(in.Language)}
+		Visibility: in.Visibility, Language: strings.TrimSpace(in.Language), InReplyTo: strings.TrimSpace(in.InReplyTo)}
+	if err := validIRI("in_reply_to", p.InReplyTo); err != nil {
+		return nil, err
+	}
 	if err := s.prepare(p, s.resolveMentions(ctx, p.Kind, p.Source)); err != nil {
 		return nil, err
 	}
@@ -439,6 +446,21 @@ func checkTexts(p *murlog.Post) error {
 			return err
 		}
 		*f.v = v
+	}
+	return nil
+}
+
+// MaxIRI bounds an IRI the owner gives (in_reply_to).
+const MaxIRI = 2048
+
+// validIRI accepts "" or an absolute http(s) URL with a host.
+func validIRI(field, s string) error {
+	if s == "" {
+		return nil
+	}
+	u, err := url.Parse(s)
+	if err != nil || len(s) > MaxIRI || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
+		return murlog.Invalid(field, "must be the http or https URL of a post, at most %d characters", MaxIRI)
 	}
 	return nil
 }
