@@ -349,3 +349,47 @@ func TestReplyReachesParentAuthor(t *testing.T) {
 		t.Errorf("reply object %v; want inReplyTo %s", g.object(), parent.URI)
 	}
 }
+
+// TestBoostAndUndo: a boost goes to the followers' servers and the
+// boosted post's author, cc the author; its Undo goes the same way and
+// embeds the Announce with its original id. A like goes to the author
+// alone.
+func TestBoostAndUndo(t *testing.T) {
+	e := newEnv(t)
+	e.followers(2, 3, true, "f")
+	gina := e.actor("gina", "q001.test", false)
+	rp := &murlog.RemotePost{URI: gina.URI + "/statuses/7", ActorID: gina.ID, Type: "Note", Content: "<p>good</p>",
+		Visibility: murlog.VisibilityPublic, PublishedAt: e.clock.now(), ReceivedAt: e.clock.now()}
+	e.update(func(tx store.Tx) error { return tx.RemotePosts().Upsert(rp) })
+	i, err := e.social.Reblog(ctx, e.persona.ID, rp.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.run()
+	gs := e.sink.take()
+	verified(t, gs)
+	m := byInbox(gs)
+	a, ok := m["q001.test/users/gina/inbox"]
+	if len(m) != 3 || !ok || a.typ() != "Announce" || a.Activity["id"] != i.ActivityURI || a.Activity["object"] != rp.URI ||
+		!has(strs(a.Activity["cc"]), gina.URI) {
+		t.Fatalf("boost POSTs %v; want the Announce %s to 2 servers and gina, cc gina", m, i.ActivityURI)
+	}
+	if err := e.social.Unreblog(ctx, e.persona.ID, rp.ID); err != nil {
+		t.Fatal(err)
+	}
+	e.run()
+	m = byInbox(e.sink.take())
+	u := m["f001.test/inbox"]
+	if len(m) != 3 || u.typ() != "Undo" || u.object()["id"] != i.ActivityURI || u.object()["type"] != "Announce" {
+		t.Fatalf("unboost POSTs %v; want an Undo embedding Announce %s to the same 3 inboxes", m, i.ActivityURI)
+	}
+	like, err := e.social.Favourite(ctx, e.persona.ID, rp.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.run()
+	gs = e.sink.take()
+	if len(gs) != 1 || gs[0].typ() != "Like" || gs[0].Activity["id"] != like.ActivityURI || gs[0].Path != "/users/gina/inbox" {
+		t.Errorf("like POSTs %v; want the Like to gina alone", gs)
+	}
+}

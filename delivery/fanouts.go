@@ -44,26 +44,20 @@ func (h *handlers) deliverPost(ctx context.Context, pl PostPayload, job *queue.J
 	if post.Visibility != murlog.VisibilityDirect {
 		followers = h.followerInboxes(post.PersonaID)
 	}
-	st, err := fanout.Run(ctx, h.d.Store, merged(followers, extras), fanout.Options{
-		Key: job.ID, PageSize: h.d.PageSize, Dead: h.dom.DeadSet,
-		Build: func(r fanout.Recipient) (queue.Job, error) {
-			return newJob(TopicDeliverNote, "", NotePayload{PostID: pl.PostID, Activity: pl.Activity, Version: pl.Version, Inbox: r.Inbox}), nil
-		},
-		OnPage: func(tx store.Tx, sent, skipped []fanout.Recipient) error {
-			now := tx.Now()
-			if err := tx.Deliveries().Add(post.ID, now, inboxes(sent)...); err != nil {
+	return h.fan(ctx, job, merged(followers, extras), func(inbox string) queue.Job {
+		return newJob(TopicDeliverNote, "", NotePayload{PostID: pl.PostID, Activity: pl.Activity, Version: pl.Version, Inbox: inbox})
+	}, func(tx store.Tx, sent, skipped []fanout.Recipient) error {
+		now := tx.Now()
+		if err := tx.Deliveries().Add(post.ID, now, inboxes(sent)...); err != nil {
+			return err
+		}
+		for _, r := range skipped {
+			if err := tx.Deliveries().Set(post.ID, r.Inbox, murlog.DeliverySkipped, "", now); err != nil {
 				return err
 			}
-			for _, r := range skipped {
-				if err := tx.Deliveries().Set(post.ID, r.Inbox, murlog.DeliverySkipped, "", now); err != nil {
-					return err
-				}
-			}
-			return nil
-		},
+		}
+		return nil
 	})
-	h.logFanout(TopicDeliverPost, job.ID, st, err)
-	return err
 }
 
 // livePost reads the post a post delivery is about and reports errGone
@@ -139,14 +133,9 @@ func (h *handlers) deliverDelete(ctx context.Context, pl DeletePayload, job *que
 	if !pl.OnlyInboxes {
 		followers = h.followerInboxes(pl.PersonaID)
 	}
-	st, err := fanout.Run(ctx, h.d.Store, merged(followers, pl.Inboxes), fanout.Options{
-		Key: job.ID, PageSize: h.d.PageSize, Dead: h.dom.DeadSet,
-		Build: func(r fanout.Recipient) (queue.Job, error) {
-			return newJob(TopicDeliverDeleteNote, "", DeleteNotePayload{PostID: pl.PostID, PersonaID: pl.PersonaID, Inbox: r.Inbox}), nil
-		},
-	})
-	h.logFanout(TopicDeliverDelete, job.ID, st, err)
-	return err
+	return h.fan(ctx, job, merged(followers, pl.Inboxes), func(inbox string) queue.Job {
+		return newJob(TopicDeliverDeleteNote, "", DeleteNotePayload{PostID: pl.PostID, PersonaID: pl.PersonaID, Inbox: inbox})
+	}, nil)
 }
 
 // updateActor is update_actor: the Update of the persona's profile to
@@ -163,14 +152,9 @@ func (h *handlers) updateActor(ctx context.Context, pl ActorPayload, job *queue.
 	if err != nil {
 		return done(err)
 	}
-	st, err := fanout.Run(ctx, h.d.Store, merged(h.followerInboxes(pl.PersonaID), nil), fanout.Options{
-		Key: job.ID, PageSize: h.d.PageSize, Dead: h.dom.DeadSet,
-		Build: func(r fanout.Recipient) (queue.Job, error) {
-			return newJob(TopicDeliverUpdate, "", ActorUpdatePayload{PersonaID: pl.PersonaID, Version: pl.Version, Inbox: r.Inbox}), nil
-		},
-	})
-	h.logFanout(TopicUpdateActor, job.ID, st, err)
-	return err
+	return h.fan(ctx, job, merged(h.followerInboxes(pl.PersonaID), nil), func(inbox string) queue.Job {
+		return newJob(TopicDeliverUpdate, "", ActorUpdatePayload{PersonaID: pl.PersonaID, Version: pl.Version, Inbox: inbox})
+	}, nil)
 }
 
 // sendAnnounce is send_announce and send_undo_announce: the boost (or
@@ -193,19 +177,21 @@ func (h *handlers) sendAnnounce(ctx context.Context, pl AnnouncePayload, job *qu
 	if pl.ObjectTo != "" {
 		extras = []string{pl.ObjectTo}
 	}
-	st, err := fanout.Run(ctx, h.d.Store, merged(h.followerInboxes(pl.PersonaID), extras), fanout.Options{
-		Key: job.ID, PageSize: h.d.PageSize, Dead: h.dom.DeadSet,
-		Build: func(r fanout.Recipient) (queue.Job, error) {
-			return newJob(TopicDeliverAnnounce, "", AnnounceDeliveryPayload{AnnouncePayload: pl, Inbox: r.Inbox}), nil
-		},
-	})
-	h.logFanout(job.Topic, job.ID, st, err)
-	return err
+	return h.fan(ctx, job, merged(h.followerInboxes(pl.PersonaID), extras), func(inbox string) queue.Job {
+		return newJob(TopicDeliverAnnounce, "", AnnounceDeliveryPayload{AnnouncePayload: pl, Inbox: inbox})
+	}, nil)
 }
 
-func (h *handlers) logFanout(topic, key string, st fanout.Stats, err error) {
-	h.log.Info("fan-out", "topic", topic, "key", key, "recipients", st.Recipients, "enqueued", st.Enqueued,
+// fan runs job's fan-out over pages: child makes each recipient's job
+// from its inbox (fanout gives it its deterministic id), and onPage, when
+// not nil, runs in each page's transaction.
+func (h *handlers) fan(ctx context.Context, job *queue.Job, pages fanout.Pager, child func(inbox string) queue.Job,
+	onPage func(tx store.Tx, sent, skipped []fanout.Recipient) error) error {
+	st, err := fanout.Run(ctx, h.d.Store, pages, fanout.Options{Key: job.ID, PageSize: h.d.PageSize, Dead: h.dom.DeadSet,
+		Build: func(r fanout.Recipient) (queue.Job, error) { return child(r.Inbox), nil }, OnPage: onPage})
+	h.log.Info("fan-out", "topic", job.Topic, "key", job.ID, "recipients", st.Recipients, "enqueued", st.Enqueued,
 		"skipped_dead", st.SkippedDead, "pages", st.Pages, "finished_before", st.Finished, "err", err)
+	return err
 }
 
 // pager pages a sorted list of distinct inbox URLs.
