@@ -231,7 +231,6 @@ func (a *App) wire(ctx context.Context, cfg *config.Config, eng *engine) (*runti
 	}
 	rt.metrics = metrics.Handler(cfg.MetricsToken, metricsSource{rt})
 	rt.out = a.newOutbound(cfg, rt.site)
-	a.wireDelivery(rt)
 	rt.auth = auth.New(db)
 	rt.setup = setup.New(db)
 	rt.setup.KeyPair = a.opts.KeyPair

@@ -1,21 +1,22 @@
 package app
 
 import (
-	"slices"
-
 	"github.com/murlog/murlog/delivery"
 	"github.com/murlog/murlog/domains"
-	"github.com/murlog/murlog/federation"
+	"github.com/murlog/murlog/worker"
 )
 
-// wireDelivery registers the outbound delivery jobs once setup is
-// complete: the activities name the site's domain, known only then. The
-// registry outlives the rewiring after setup, so they are registered
-// once, by whichever wiring first sees the site complete.
-func (a *App) wireDelivery(rt *runtime) {
-	if !rt.complete.Load() || slices.Contains(rt.registry.Topics(), delivery.TopicDeliverPost) {
-		return
+// registerDelivery registers the outbound delivery jobs of rt into r (see
+// registerFederationJobs): the activities they build name the site's
+// domain and are signed by rt's keys, both known once setup is complete.
+// For the prototype runtime the handlers are built but never run.
+func registerDelivery(r *worker.Registry, rt *runtime) {
+	d := delivery.Deps{Store: rt.eng.store, Site: rt.site, Domains: domains.New(rt.eng.store)}
+	if rt.out != nil {
+		d.Out = rt.out
 	}
-	delivery.Register(rt.registry, delivery.Deps{Store: rt.eng.store, Site: rt.site, Out: rt.out,
-		Keys: federation.NewKeys(rt.site, a.opts.Now), Domains: domains.New(rt.eng.store), Log: a.log})
+	if rt.keys != nil {
+		d.Keys = rt.keys
+	}
+	delivery.Register(r, d)
 }

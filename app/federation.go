@@ -57,6 +57,7 @@ func (a *App) wireFederation(rt *runtime) {
 // r. With rt.social nil (the prototype registry, built before setup) it
 // must register the same topics and policies; the handlers are not run.
 func registerFederationJobs(r *worker.Registry, rt *runtime) {
+	registerDelivery(r, rt)
 }
 
 // wireFederationJobs registers forwarders for the federation topics in

@@ -16,9 +16,10 @@ import (
 // builders and sends it.
 
 // PostOptions are the document options of a local post: its resolved
-// mentions and the post it replies to.
-func PostOptions(post *murlog.Post) federation.PostOptions {
-	o := federation.PostOptions{InReplyTo: post.InReplyTo}
+// mentions, the post it replies to, and whether the owner lets others
+// quote (settings' allow_quotes).
+func PostOptions(post *murlog.Post, allowQuotes bool) federation.PostOptions {
+	o := federation.PostOptions{InReplyTo: post.InReplyTo, NoQuotes: !allowQuotes}
 	for _, m := range post.Mentions {
 		o.Mentions = append(o.Mentions, federation.Mention{Href: m.URI, Name: m.Name})
 	}
@@ -43,12 +44,18 @@ func (h *handlers) deliverNote(ctx context.Context, pl NotePayload, _ *queue.Job
 	if err != nil {
 		return done(err)
 	}
-	key := post.ID + "\n" + pl.Activity + "\n" + strconv.FormatInt(post.UpdatedAt.UnixNano(), 10) + "\n" + p.UpdatedAt.String()
+	site, err := h.settings.Get(ctx)
+	if err != nil {
+		return err
+	}
+	o := PostOptions(post, site.AllowQuotes)
+	key := post.ID + "\n" + pl.Activity + "\n" + strconv.FormatInt(post.UpdatedAt.UnixNano(), 10) + "\n" +
+		p.UpdatedAt.String() + "\n" + strconv.FormatBool(o.NoQuotes)
 	body, err := h.docs.get(key, func() ([]byte, error) {
 		if pl.Activity == ActivityUpdate {
-			return federation.Marshal(federation.UpdateActivity(h.d.Site, p, post, PostOptions(post)))
+			return federation.Marshal(federation.UpdateActivity(h.d.Site, p, post, o))
 		}
-		return federation.Marshal(federation.CreateActivity(h.d.Site, p, post, PostOptions(post)))
+		return federation.Marshal(federation.CreateActivity(h.d.Site, p, post, o))
 	})
 	if err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 	"github.com/murlog/murlog/domains"
 	"github.com/murlog/murlog/outbound"
 	"github.com/murlog/murlog/queue"
+	"github.com/murlog/murlog/settings"
 	"github.com/murlog/murlog/store"
 	"github.com/murlog/murlog/worker"
 )
@@ -73,14 +74,15 @@ func Register(r *worker.Registry, d Deps) {
 
 // handlers hold the jobs' dependencies and the cache of post documents.
 type handlers struct {
-	d    Deps
-	log  *slog.Logger
-	dom  *domains.Service
-	docs docCache
+	d        Deps
+	log      *slog.Logger
+	dom      *domains.Service
+	settings *settings.Service // allow_quotes
+	docs     docCache
 }
 
 func newHandlers(d Deps) *handlers {
-	h := &handlers{d: d, log: d.Log, dom: d.Domains}
+	h := &handlers{d: d, log: d.Log, dom: d.Domains, settings: settings.New(d.Store)}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/murlog/murlog/domains"
 	"github.com/murlog/murlog/post"
 	"github.com/murlog/murlog/queue"
+	"github.com/murlog/murlog/settings"
 	"github.com/murlog/murlog/store"
 )
 
@@ -391,5 +392,28 @@ func TestBoostAndUndo(t *testing.T) {
 	gs = e.sink.take()
 	if len(gs) != 1 || gs[0].typ() != "Like" || gs[0].Activity["id"] != like.ActivityURI || gs[0].Path != "/users/gina/inbox" {
 		t.Errorf("like POSTs %v; want the Like to gina alone", gs)
+	}
+}
+
+// TestQuotePolicyFollowsSettings: with allow_quotes off, a delivered
+// public post grants nobody automatic quote approval (FEP-044f), as the
+// served document does.
+func TestQuotePolicyFollowsSettings(t *testing.T) {
+	e := newEnv(t)
+	e.followers(1, 1, true, "f")
+	off := false
+	if _, err := settings.New(e.db).Update(ctx, settings.Update{AllowQuotes: &off}); err != nil {
+		t.Fatal(err)
+	}
+	e.publish(post.CreateInput{})
+	e.run()
+	gs := e.sink.take()
+	if len(gs) != 1 {
+		t.Fatalf("%d POSTs; want 1", len(gs))
+	}
+	pol, _ := gs[0].object()["interactionPolicy"].(map[string]any)
+	cq, _ := pol["canQuote"].(map[string]any)
+	if auto := strs(cq["automaticApproval"]); cq == nil || len(auto) != 0 {
+		t.Errorf("interactionPolicy %v; want canQuote with no automatic approval", pol)
 	}
 }
