@@ -417,3 +417,30 @@ func TestQuotePolicyFollowsSettings(t *testing.T) {
 		t.Errorf("interactionPolicy %v; want canQuote with no automatic approval", pol)
 	}
 }
+
+// TestGoneTargetsSendNothing: a deliver_note whose post was deleted and
+// a send_follow whose follow was withdrawn before they ran end without a
+// POST and without an error.
+func TestGoneTargetsSendNothing(t *testing.T) {
+	e := newEnv(t)
+	a := e.actor("hal", "z000.test", true)
+	e.update(func(tx store.Tx) error {
+		return tx.Jobs().Enqueue(
+			delivery.PostJob(delivery.PostPayload{PostID: murlog.NewID(), Activity: delivery.ActivityCreate}),
+			delivery.ActivityJob(delivery.TopicSendFollow, delivery.ActivityPayload{PersonaID: e.persona.ID, Actor: a.URI,
+				Inbox: a.Inbox, Object: a.URI, ActivityID: e.site.ActivityURL("alice", murlog.NewID())}))
+	})
+	e.update(func(tx store.Tx) error {
+		j := queue.NewJob(delivery.TopicDeliverNote, []byte(`{"post_id":"`+murlog.NewID()+`","activity":"Create","inbox":"`+a.Inbox+`"}`))
+		return tx.Jobs().Enqueue(j)
+	})
+	e.run()
+	if gs := e.sink.take(); len(gs) != 0 {
+		t.Errorf("POSTs %v; want none", gs)
+	}
+	for _, topic := range []string{delivery.TopicDeliverPost, delivery.TopicDeliverNote, delivery.TopicSendFollow} {
+		if st := e.state(topic); st != queue.StateDone {
+			t.Errorf("%s is %s; want done", topic, st)
+		}
+	}
+}
