@@ -160,7 +160,8 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	c := &clock{t: time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)}
+	// Nanoseconds, which the store drops: versions must survive that.
+	c := &clock{t: time.Date(2026, 5, 1, 9, 0, 0, 123456789, time.UTC)}
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), sqlite.FileName),
 		sqlite.Options{Now: c.now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {

@@ -208,7 +208,7 @@ func TestDeleteSendsDeleteAndTombstone(t *testing.T) {
 		ts, err = tx.Tombstones().Get(p.ID)
 		return err
 	})
-	if ts.URI != e.site.PostURL("alice", p.ID) || !ts.DeletedAt.Equal(e.clock.now()) {
+	if ts.URI != e.site.PostURL("alice", p.ID) || !ts.DeletedAt.Equal(e.clock.now().Truncate(time.Microsecond)) {
 		t.Errorf("tombstone %+v; want the post's URL, deleted now", ts)
 	}
 	e.run()

@@ -189,5 +189,6 @@ func ActivityJob(topic string, p ActivityPayload) queue.Job {
 }
 
 // Version is the Version of a payload for a row updated at t: RFC 3339
-// with nanoseconds, in UTC.
-func Version(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+// in UTC, to the microsecond that stores keep, so the version a write
+// computed equals the one its job reads back.
+func Version(t time.Time) string { return t.UTC().Truncate(time.Microsecond).Format(time.RFC3339Nano) }
