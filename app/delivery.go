@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/murlog/murlog"
-	"github.com/murlog/murlog/delivery"
+	"github.com/murlog/murlog/delivery/deliver"
 	"github.com/murlog/murlog/domains"
 	"github.com/murlog/murlog/post"
 	"github.com/murlog/murlog/worker"
@@ -15,14 +15,14 @@ import (
 // domain and are signed by rt's keys, both known once setup is complete.
 // For the prototype runtime the handlers are built but never run.
 func registerDelivery(r *worker.Registry, rt *runtime) {
-	d := delivery.Deps{Store: rt.eng.store, Site: rt.site, Domains: domains.New(rt.eng.store)}
+	d := deliver.Deps{Store: rt.eng.store, Site: rt.site, Domains: domains.New(rt.eng.store)}
 	if rt.out != nil {
 		d.Out = rt.out
 	}
 	if rt.keys != nil {
 		d.Keys = rt.keys
 	}
-	delivery.Register(r, d)
+	deliver.Register(r, d)
 }
 
 // actorResolver is the federation resolver's lookup of an actor by

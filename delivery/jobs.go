@@ -1,9 +1,10 @@
 // Package delivery sends what the owner does to remote servers: one job
-// type per row of the seed's table, each registered here with its retry
-// policy (queue.DeliveryPolicy: 30 s → 2 m → 8 m → 32 m). Fan-out jobs
-// (deliver_post, deliver_delete, send_announce, send_undo_announce,
-// update_actor) turn into one job per distinct inbox — a follower's
-// shared inbox when it has one — through package fanout.
+// type per row of the seed's table, each registered with its retry
+// policy (queue.DeliveryPolicy: 30 s → 2 m → 8 m → 32 m) by package
+// delivery/deliver, which runs them. Fan-out jobs (deliver_post,
+// deliver_delete, send_announce, send_undo_announce, update_actor) turn
+// into one job per distinct inbox — a follower's shared inbox when it has
+// one — through package fanout.
 //
 // This file is the vocabulary other packages enqueue with: the topics,
 // their payloads and the constructors that give each job a deterministic

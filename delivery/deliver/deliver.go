@@ -1,4 +1,14 @@
-package delivery
+// Package deliver runs the outbound jobs of package delivery: it
+// registers every topic with its policy, builds each activity with the
+// federation builders, POSTs it through the outbound client signed by
+// the persona's key, and records the outcome (the circuit breaker, the
+// post's Deliveries). The fan-outs make one job per distinct inbox.
+//
+// It is apart from package delivery, the vocabulary the services enqueue
+// with, because it needs package federation, and federation's own
+// processing (and its tests) use the services that enqueue: delivery
+// itself depends on nothing above the queue.
+package deliver
 
 import (
 	"context"
@@ -10,6 +20,7 @@ import (
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/activitypub"
+	"github.com/murlog/murlog/delivery"
 	"github.com/murlog/murlog/domains"
 	"github.com/murlog/murlog/outbound"
 	"github.com/murlog/murlog/queue"
@@ -56,18 +67,18 @@ var FanoutPolicy = queue.DefaultPolicy
 func Register(r *worker.Registry, d Deps) {
 	h := newHandlers(d)
 	pol := queue.DeliveryPolicy
-	worker.Register(r, TopicDeliverPost, FanoutPolicy, h.deliverPost)
-	worker.Register(r, TopicDeliverDelete, FanoutPolicy, h.deliverDelete)
-	worker.Register(r, TopicUpdateActor, FanoutPolicy, h.updateActor)
-	worker.Register(r, TopicSendAnnounce, FanoutPolicy, h.sendAnnounce)
-	worker.Register(r, TopicSendUndoAnnounce, FanoutPolicy, h.sendAnnounce)
+	worker.Register(r, delivery.TopicDeliverPost, FanoutPolicy, h.deliverPost)
+	worker.Register(r, delivery.TopicDeliverDelete, FanoutPolicy, h.deliverDelete)
+	worker.Register(r, delivery.TopicUpdateActor, FanoutPolicy, h.updateActor)
+	worker.Register(r, delivery.TopicSendAnnounce, FanoutPolicy, h.sendAnnounce)
+	worker.Register(r, delivery.TopicSendUndoAnnounce, FanoutPolicy, h.sendAnnounce)
 
-	worker.Register(r, TopicDeliverNote, pol, h.deliverNote)
-	worker.Register(r, TopicDeliverDeleteNote, pol, h.deliverDeleteNote)
-	worker.Register(r, TopicDeliverUpdate, pol, h.deliverUpdate)
-	worker.Register(r, TopicDeliverAnnounce, pol, h.deliverAnnounce)
-	for _, t := range []string{TopicAcceptFollow, TopicRejectFollow, TopicSendFollow, TopicSendUndoFollow,
-		TopicSendLike, TopicSendUndoLike, TopicSendBlock, TopicSendUndoBlock} {
+	worker.Register(r, delivery.TopicDeliverNote, pol, h.deliverNote)
+	worker.Register(r, delivery.TopicDeliverDeleteNote, pol, h.deliverDeleteNote)
+	worker.Register(r, delivery.TopicDeliverUpdate, pol, h.deliverUpdate)
+	worker.Register(r, delivery.TopicDeliverAnnounce, pol, h.deliverAnnounce)
+	for _, t := range []string{delivery.TopicAcceptFollow, delivery.TopicRejectFollow, delivery.TopicSendFollow, delivery.TopicSendUndoFollow,
+		delivery.TopicSendLike, delivery.TopicSendUndoLike, delivery.TopicSendBlock, delivery.TopicSendUndoBlock} {
 		worker.Register(r, t, pol, h.activity(t))
 	}
 }

@@ -1,12 +1,14 @@
-package delivery
+package deliver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"time"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/delivery"
 	"github.com/murlog/murlog/fanout"
 	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/store"
@@ -24,7 +26,7 @@ import (
 // the mentioned actors and the parent's author; a direct post only to the
 // mentioned actors' own inboxes. Each page's pending Deliveries rows (and
 // skipped ones, for dead domains) commit with its jobs.
-func (h *handlers) deliverPost(ctx context.Context, pl PostPayload, job *queue.Job) error {
+func (h *handlers) deliverPost(ctx context.Context, pl delivery.PostPayload, job *queue.Job) error {
 	var (
 		post   *murlog.Post
 		extras []string
@@ -45,7 +47,7 @@ func (h *handlers) deliverPost(ctx context.Context, pl PostPayload, job *queue.J
 		followers = h.followerInboxes(post.PersonaID)
 	}
 	return h.fan(ctx, job, merged(followers, extras), func(inbox string) queue.Job {
-		return newJob(TopicDeliverNote, "", NotePayload{PostID: pl.PostID, Activity: pl.Activity, Version: pl.Version, Inbox: inbox})
+		return child(delivery.TopicDeliverNote, delivery.NotePayload{PostID: pl.PostID, Activity: pl.Activity, Version: pl.Version, Inbox: inbox})
 	}, func(tx store.Tx, sent, skipped []fanout.Recipient) error {
 		now := tx.Now()
 		if err := tx.Deliveries().Add(post.ID, now, inboxes(sent)...); err != nil {
@@ -68,8 +70,8 @@ func livePost(tx store.Tx, id, activity, version string) (*murlog.Post, error) {
 	if !murlog.ValidID(id) {
 		return nil, queue.Permanent(fmt.Errorf("post_id %q is not a valid id", id))
 	}
-	if activity != ActivityCreate && activity != ActivityUpdate {
-		return nil, queue.Permanent(fmt.Errorf("activity %q is neither %s nor %s", activity, ActivityCreate, ActivityUpdate))
+	if activity != delivery.ActivityCreate && activity != delivery.ActivityUpdate {
+		return nil, queue.Permanent(fmt.Errorf("activity %q is neither %s nor %s", activity, delivery.ActivityCreate, delivery.ActivityUpdate))
 	}
 	post, err := tx.Posts().Get(id)
 	if murlog.ErrorCode(err) == murlog.ENotFound {
@@ -81,7 +83,7 @@ func livePost(tx store.Tx, id, activity, version string) (*murlog.Post, error) {
 	if post.PublishedAt == nil || post.PublishedAt.After(tx.Now()) {
 		return nil, errGone
 	}
-	if activity == ActivityUpdate && version != Version(post.UpdatedAt) {
+	if activity == delivery.ActivityUpdate && version != delivery.Version(post.UpdatedAt) {
 		return nil, errGone
 	}
 	return post, nil
@@ -125,7 +127,7 @@ func (h *handlers) postRecipients(tx store.Tx, post *murlog.Post) ([]string, err
 // deliverDelete is deliver_delete: the Delete of a post to the followers
 // and the payload's inboxes (everyone else it went to), or to those
 // inboxes alone for a direct post.
-func (h *handlers) deliverDelete(ctx context.Context, pl DeletePayload, job *queue.Job) error {
+func (h *handlers) deliverDelete(ctx context.Context, pl delivery.DeletePayload, job *queue.Job) error {
 	if err := h.view(ctx, func(tx store.Tx) error { _, err := persona(tx, pl.PersonaID); return err }); err != nil {
 		return done(err)
 	}
@@ -134,17 +136,17 @@ func (h *handlers) deliverDelete(ctx context.Context, pl DeletePayload, job *que
 		followers = h.followerInboxes(pl.PersonaID)
 	}
 	return h.fan(ctx, job, merged(followers, pl.Inboxes), func(inbox string) queue.Job {
-		return newJob(TopicDeliverDeleteNote, "", DeleteNotePayload{PostID: pl.PostID, PersonaID: pl.PersonaID, Inbox: inbox})
+		return child(delivery.TopicDeliverDeleteNote, delivery.DeleteNotePayload{PostID: pl.PostID, PersonaID: pl.PersonaID, Inbox: inbox})
 	}, nil)
 }
 
 // updateActor is update_actor: the Update of the persona's profile to
 // every follower's inbox. A payload older than the persona's profile is
 // left to the newer edit's own job.
-func (h *handlers) updateActor(ctx context.Context, pl ActorPayload, job *queue.Job) error {
+func (h *handlers) updateActor(ctx context.Context, pl delivery.ActorPayload, job *queue.Job) error {
 	err := h.view(ctx, func(tx store.Tx) error {
 		p, err := persona(tx, pl.PersonaID)
-		if err == nil && Version(p.UpdatedAt) != pl.Version {
+		if err == nil && delivery.Version(p.UpdatedAt) != pl.Version {
 			err = errGone
 		}
 		return err
@@ -153,14 +155,14 @@ func (h *handlers) updateActor(ctx context.Context, pl ActorPayload, job *queue.
 		return done(err)
 	}
 	return h.fan(ctx, job, merged(h.followerInboxes(pl.PersonaID), nil), func(inbox string) queue.Job {
-		return newJob(TopicDeliverUpdate, "", ActorUpdatePayload{PersonaID: pl.PersonaID, Version: pl.Version, Inbox: inbox})
+		return child(delivery.TopicDeliverUpdate, delivery.ActorUpdatePayload{PersonaID: pl.PersonaID, Version: pl.Version, Inbox: inbox})
 	}, nil)
 }
 
 // sendAnnounce is send_announce and send_undo_announce: the boost (or
 // its Undo) to the followers and the boosted post's author. A boost
 // withdrawn before its fan-out ran is not sent (its Undo is).
-func (h *handlers) sendAnnounce(ctx context.Context, pl AnnouncePayload, job *queue.Job) error {
+func (h *handlers) sendAnnounce(ctx context.Context, pl delivery.AnnouncePayload, job *queue.Job) error {
 	err := h.view(ctx, func(tx store.Tx) error {
 		if _, err := persona(tx, pl.PersonaID); err != nil {
 			return err
@@ -178,7 +180,7 @@ func (h *handlers) sendAnnounce(ctx context.Context, pl AnnouncePayload, job *qu
 		extras = []string{pl.ObjectTo}
 	}
 	return h.fan(ctx, job, merged(h.followerInboxes(pl.PersonaID), extras), func(inbox string) queue.Job {
-		return newJob(TopicDeliverAnnounce, "", AnnounceDeliveryPayload{AnnouncePayload: pl, Inbox: inbox})
+		return child(delivery.TopicDeliverAnnounce, delivery.AnnounceDeliveryPayload{AnnouncePayload: pl, Inbox: inbox})
 	}, nil)
 }
 
@@ -287,3 +289,13 @@ func boostExists(tx store.Tx, activityID string) error {
 // zero is the published time of an Announce that is only embedded in its
 // Undo (the Announce's row is gone; servers match it by id).
 var zero time.Time
+
+// child is a fan-out's job of topic for one recipient (fanout gives it
+// its deterministic id).
+func child(topic string, p any) queue.Job {
+	b, err := json.Marshal(p)
+	if err != nil {
+		panic("deliver: payload of " + topic + " does not marshal: " + err.Error()) // strings only
+	}
+	return queue.NewJob(topic, b)
+}

@@ -1,4 +1,4 @@
-package delivery_test
+package deliver_test
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/murlog/murlog"
-	"github.com/murlog/murlog/delivery"
+	"github.com/murlog/murlog/delivery/deliver"
 	"github.com/murlog/murlog/domains"
 	"github.com/murlog/murlog/federation"
 	"github.com/murlog/murlog/httpsig"
@@ -186,7 +186,7 @@ func newEnv(t *testing.T) *env {
 	out := outbound.New(outbound.Options{AllowPrivate: true, AllowHTTP: true, Resolver: loopback{}, Timeout: 5 * time.Second})
 	t.Cleanup(out.Close)
 	post.RegisterJobs(e.reg, db)
-	delivery.Register(e.reg, delivery.Deps{Store: db, Site: site, Out: out, Keys: federation.NewKeys(site, nil),
+	deliver.Register(e.reg, deliver.Deps{Store: db, Site: site, Out: out, Keys: federation.NewKeys(site, nil),
 		Domains: e.domains})
 	e.worker = worker.New(worker.Options{Queue: queue.New(db.Queue(), queue.Options{Policies: e.reg}), Registry: e.reg,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})

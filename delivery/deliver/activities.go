@@ -1,4 +1,4 @@
-package delivery
+package deliver
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/delivery"
 	"github.com/murlog/murlog/federation"
 	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/store"
@@ -28,7 +29,7 @@ func PostOptions(post *murlog.Post, allowQuotes bool) federation.PostOptions {
 
 // deliverNote is deliver_note: a post's Create or Update to one inbox,
 // recorded in the post's Deliveries.
-func (h *handlers) deliverNote(ctx context.Context, pl NotePayload, _ *queue.Job) error {
+func (h *handlers) deliverNote(ctx context.Context, pl delivery.NotePayload, _ *queue.Job) error {
 	var (
 		post *murlog.Post
 		p    *murlog.Persona
@@ -52,7 +53,7 @@ func (h *handlers) deliverNote(ctx context.Context, pl NotePayload, _ *queue.Job
 	key := post.ID + "\n" + pl.Activity + "\n" + strconv.FormatInt(post.UpdatedAt.UnixNano(), 10) + "\n" +
 		p.UpdatedAt.String() + "\n" + strconv.FormatBool(o.NoQuotes)
 	body, err := h.docs.get(key, func() ([]byte, error) {
-		if pl.Activity == ActivityUpdate {
+		if pl.Activity == delivery.ActivityUpdate {
 			return federation.Marshal(federation.UpdateActivity(h.d.Site, p, post, o))
 		}
 		return federation.Marshal(federation.CreateActivity(h.d.Site, p, post, o))
@@ -64,7 +65,7 @@ func (h *handlers) deliverNote(ctx context.Context, pl NotePayload, _ *queue.Job
 }
 
 // deliverDeleteNote is deliver_delete_note: a post's Delete to one inbox.
-func (h *handlers) deliverDeleteNote(ctx context.Context, pl DeleteNotePayload, _ *queue.Job) error {
+func (h *handlers) deliverDeleteNote(ctx context.Context, pl delivery.DeleteNotePayload, _ *queue.Job) error {
 	var (
 		p  *murlog.Persona
 		ts *murlog.Tombstone
@@ -94,11 +95,11 @@ func (h *handlers) deliverDeleteNote(ctx context.Context, pl DeleteNotePayload, 
 
 // deliverUpdate is deliver_update: the Update of the persona's profile
 // to one inbox; skipped when the profile changed again since.
-func (h *handlers) deliverUpdate(ctx context.Context, pl ActorUpdatePayload, _ *queue.Job) error {
+func (h *handlers) deliverUpdate(ctx context.Context, pl delivery.ActorUpdatePayload, _ *queue.Job) error {
 	var p *murlog.Persona
 	err := h.view(ctx, func(tx store.Tx) error {
 		var err error
-		if p, err = persona(tx, pl.PersonaID); err == nil && Version(p.UpdatedAt) != pl.Version {
+		if p, err = persona(tx, pl.PersonaID); err == nil && delivery.Version(p.UpdatedAt) != pl.Version {
 			err = errGone
 		}
 		return err
@@ -116,7 +117,7 @@ func (h *handlers) deliverUpdate(ctx context.Context, pl ActorUpdatePayload, _ *
 }
 
 // deliverAnnounce is deliver_announce: a boost, or its Undo, to one inbox.
-func (h *handlers) deliverAnnounce(ctx context.Context, pl AnnounceDeliveryPayload, _ *queue.Job) error {
+func (h *handlers) deliverAnnounce(ctx context.Context, pl delivery.AnnounceDeliveryPayload, _ *queue.Job) error {
 	var (
 		p         *murlog.Persona
 		author    string
@@ -176,10 +177,10 @@ func authorOf(tx store.Tx, uri string) (string, error) {
 	return a.URI, nil
 }
 
-// activity returns the handler of one of the one-recipient ActivityPayload
+// activity returns the handler of one of the one-recipient delivery.ActivityPayload
 // topics. Undo activities embed the original activity with its own id.
-func (h *handlers) activity(topic string) func(context.Context, ActivityPayload, *queue.Job) error {
-	return func(ctx context.Context, pl ActivityPayload, _ *queue.Job) error {
+func (h *handlers) activity(topic string) func(context.Context, delivery.ActivityPayload, *queue.Job) error {
+	return func(ctx context.Context, pl delivery.ActivityPayload, _ *queue.Job) error {
 		if pl.Inbox == "" {
 			return queue.Permanent(fmt.Errorf("%s: no inbox", topic))
 		}
@@ -207,27 +208,27 @@ func (h *handlers) activity(topic string) func(context.Context, ActivityPayload,
 }
 
 // build makes the activity of topic for pl.
-func (h *handlers) build(topic string, p *murlog.Persona, pl ActivityPayload) (*federation.Activity, error) {
+func (h *handlers) build(topic string, p *murlog.Persona, pl delivery.ActivityPayload) (*federation.Activity, error) {
 	site := h.d.Site
 	switch topic {
-	case TopicAcceptFollow:
+	case delivery.TopicAcceptFollow:
 		return federation.AcceptActivity(site, p, pl.UndoID, pl.ActivityID, pl.Actor), nil
-	case TopicRejectFollow:
+	case delivery.TopicRejectFollow:
 		return federation.RejectActivity(site, p, pl.UndoID, pl.ActivityID, pl.Actor), nil
-	case TopicSendFollow:
+	case delivery.TopicSendFollow:
 		return federation.FollowActivity(site, p, pl.ActivityID, pl.Object), nil
-	case TopicSendUndoFollow:
+	case delivery.TopicSendUndoFollow:
 		return federation.UndoActivity(site, p, pl.UndoID, federation.FollowActivity(site, p, pl.ActivityID, pl.Object)), nil
-	case TopicSendLike, TopicSendUndoLike:
+	case delivery.TopicSendLike, delivery.TopicSendUndoLike:
 		like := federation.LikeActivity(site, p, pl.ActivityID, pl.Object, pl.Actor)
 		like.Content = pl.Content
-		if topic == TopicSendUndoLike {
+		if topic == delivery.TopicSendUndoLike {
 			return federation.UndoActivity(site, p, pl.UndoID, like), nil
 		}
 		return like, nil
-	case TopicSendBlock:
+	case delivery.TopicSendBlock:
 		return federation.BlockActivity(site, p, pl.ActivityID, pl.Object), nil
-	case TopicSendUndoBlock:
+	case delivery.TopicSendUndoBlock:
 		return federation.UndoActivity(site, p, pl.UndoID, federation.BlockActivity(site, p, pl.ActivityID, pl.Object)), nil
 	}
 	return nil, queue.Permanent(fmt.Errorf("delivery: no activity for topic %s", topic))
@@ -238,19 +239,19 @@ func (h *handlers) build(topic string, p *murlog.Persona, pl ActivityPayload) (*
 // Accept went out, a like withdrawn, a block lifted. Their own Undo or
 // Reject follows, and sending both would only confuse the remote side.
 // Undo, Reject and the rest are always sent.
-func stillWanted(tx store.Tx, topic string, p *murlog.Persona, pl ActivityPayload) error {
+func stillWanted(tx store.Tx, topic string, p *murlog.Persona, pl delivery.ActivityPayload) error {
 	var err error
 	switch topic {
-	case TopicSendFollow:
+	case delivery.TopicSendFollow:
 		_, err = tx.Follows().GetByActivity(pl.ActivityID)
-	case TopicAcceptFollow:
+	case delivery.TopicAcceptFollow:
 		var f *murlog.Follower
 		if f, err = tx.Followers().GetByActivity(pl.ActivityID); err == nil && f.State != murlog.FollowAccepted {
 			return errGone
 		}
-	case TopicSendLike:
+	case delivery.TopicSendLike:
 		_, err = tx.Interactions().GetByActivity(pl.ActivityID)
-	case TopicSendBlock:
+	case delivery.TopicSendBlock:
 		var a *murlog.RemoteActor
 		if a, err = tx.RemoteActors().GetByURI(pl.Actor); err == nil {
 			var b *murlog.Block

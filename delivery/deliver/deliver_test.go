@@ -1,4 +1,4 @@
-package delivery_test
+package deliver_test
 
 import (
 	"errors"
