@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/delivery"
@@ -119,9 +120,11 @@ func (h *handlers) deliverUpdate(ctx context.Context, pl delivery.ActorUpdatePay
 // deliverAnnounce is deliver_announce: a boost, or its Undo, to one inbox.
 func (h *handlers) deliverAnnounce(ctx context.Context, pl delivery.AnnounceDeliveryPayload, _ *queue.Job) error {
 	var (
-		p         *murlog.Persona
-		author    string
-		published = zero
+		p      *murlog.Persona
+		author string
+		// Zero for an Announce embedded in its Undo: its row is gone,
+		// and servers match it by id.
+		published time.Time
 	)
 	err := h.view(ctx, func(tx store.Tx) error {
 		var err error

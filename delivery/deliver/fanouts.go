@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"time"
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/delivery"
@@ -285,10 +284,6 @@ func boostExists(tx store.Tx, activityID string) error {
 	}
 	return err
 }
-
-// zero is the published time of an Announce that is only embedded in its
-// Undo (the Announce's row is gone; servers match it by id).
-var zero time.Time
 
 // child is a fan-out's job of topic for one recipient (fanout gives it
 // its deterministic id).
