@@ -9,11 +9,13 @@ import (
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/delivery"
+	"github.com/murlog/murlog/delivery/deliver"
 	"github.com/murlog/murlog/domains"
 	"github.com/murlog/murlog/post"
 	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/settings"
 	"github.com/murlog/murlog/store"
+	"github.com/murlog/murlog/worker"
 )
 
 const public = "https://www.w3.org/ns/activitystreams#Public"
@@ -441,6 +443,35 @@ func TestGoneTargetsSendNothing(t *testing.T) {
 	for _, topic := range []string{delivery.TopicDeliverPost, delivery.TopicDeliverNote, delivery.TopicSendFollow} {
 		if st := e.state(topic); st != queue.StateDone {
 			t.Errorf("%s is %s; want done", topic, st)
+		}
+	}
+}
+
+// TestRegisterEveryTopic: every topic of the seed's table is registered,
+// the one-recipient ones with DeliveryPolicy (30 s first retry), the
+// fan-outs with FanoutPolicy.
+func TestRegisterEveryTopic(t *testing.T) {
+	r := worker.NewRegistry()
+	deliver.Register(r, deliver.Deps{})
+	fanouts := map[string]bool{delivery.TopicDeliverPost: true, delivery.TopicDeliverDelete: true, delivery.TopicUpdateActor: true,
+		delivery.TopicSendAnnounce: true, delivery.TopicSendUndoAnnounce: true}
+	all := []string{delivery.TopicDeliverPost, delivery.TopicDeliverNote, delivery.TopicDeliverUpdate, delivery.TopicDeliverDelete,
+		delivery.TopicDeliverDeleteNote, delivery.TopicDeliverAnnounce, delivery.TopicAcceptFollow, delivery.TopicRejectFollow,
+		delivery.TopicSendFollow, delivery.TopicSendUndoFollow, delivery.TopicSendLike, delivery.TopicSendUndoLike,
+		delivery.TopicSendAnnounce, delivery.TopicSendUndoAnnounce, delivery.TopicSendBlock, delivery.TopicSendUndoBlock,
+		delivery.TopicUpdateActor}
+	if got := r.Topics(); len(got) != len(all) {
+		t.Errorf("registered %v; want the %d topics of the table", got, len(all))
+	}
+	for _, topic := range all {
+		p := r.Policy(topic)
+		want := queue.DeliveryPolicy
+		if fanouts[topic] {
+			want = deliver.FanoutPolicy
+		}
+		if p.MaxAttempts != want.MaxAttempts || p.Backoff(1) != want.Backoff(1) || p.Backoff(4) != want.Backoff(4) {
+			t.Errorf("%s: policy %d attempts, backoff %v, %v; want %d, %v, %v", topic, p.MaxAttempts, p.Backoff(1), p.Backoff(4),
+				want.MaxAttempts, want.Backoff(1), want.Backoff(4))
 		}
 	}
 }
