@@ -475,3 +475,29 @@ func TestRegisterEveryTopic(t *testing.T) {
 		}
 	}
 }
+
+// TestUnpublishSendsDelete: a published post made a draft again is
+// Deleted on the servers it reached, without a Tombstone (it still
+// exists, unpublished).
+func TestUnpublishSendsDelete(t *testing.T) {
+	e := newEnv(t)
+	e.followers(2, 1, true, "f")
+	p := e.publish(post.CreateInput{})
+	e.run()
+	e.sink.take()
+	draft := post.Schedule{Mode: post.PublishDraft}
+	if _, err := e.posts.Update(ctx, post.UpdateInput{ID: p.ID, PublishedAt: &draft}); err != nil {
+		t.Fatal(err)
+	}
+	e.run()
+	gs := e.sink.take()
+	if len(gs) != 2 || gs[0].typ() != "Delete" || gs[1].typ() != "Delete" {
+		t.Errorf("after unpublishing: POSTs %v; want a Delete to each of 2 servers", gs)
+	}
+	e.update(func(tx store.Tx) error {
+		if _, err := tx.Tombstones().Get(p.ID); murlog.ErrorCode(err) != murlog.ENotFound {
+			t.Errorf("tombstone of an unpublished post: %v; want none", err)
+		}
+		return nil
+	})
+}
