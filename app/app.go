@@ -101,6 +101,7 @@ type runtime struct {
 	resolver  *federation.Resolver
 	verifier  *federation.Verifier
 	inbox     *federation.Inbox // nil until setup is complete
+	mentions  post.Mentions     // resolves mentions at post time; nil until a resolver is wired
 }
 
 // New loads the config and, when murlog.ini exists, opens the database.
@@ -246,7 +247,7 @@ func (a *App) wire(ctx context.Context, cfg *config.Config, eng *engine) (*runti
 		changed = rt.fed.Invalidate
 	}
 	rpc := api.New(socialAPI(rt, api.Deps{Site: rt.site, Cookies: cookies, Auth: rt.auth, Personas: persona.New(db),
-		Posts: post.New(db, rt.site), Settings: settings.New(db), Domains: domains.New(db), Queue: rt.queue, Now: a.opts.Now,
+		Posts: newPosts(rt), Settings: settings.New(db), Domains: domains.New(db), Queue: rt.queue, Now: a.opts.Now,
 		Changed: changed}), a.log)
 	rt.api = httpd.Authenticate(rt.auth, cookies, cfg.TrustedProxy, rt.site, rpc)
 	return rt, nil
