@@ -281,7 +281,8 @@ func remotePostOf(o *activitypub.Object, a *murlog.RemoteActor) *murlog.RemotePo
 		}
 	}
 	for _, at := range o.Attachment {
-		if at.URL != "" {
+		// Only http(s) media, never a javascript: or data: URL.
+		if activitypub.HostOf(at.URL) != "" && at.Type != "PropertyValue" && at.Type != "Link" {
 			rp.Attachments = append(rp.Attachments, murlog.RemoteAttachment{Type: at.Type, MediaType: at.MediaType,
 				URL: at.URL, Name: at.Name, Blurhash: at.Blurhash})
 		}

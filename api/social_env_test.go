@@ -235,5 +235,7 @@ func (f *fediServer) noteJSON(n int) map[string]any {
 		"to": []string{activitypub.Public}, "cc": []string{f.bob() + "/followers"},
 		"content":   fmt.Sprintf(`<p>note %d <a href="javascript:alert(1)" onclick="x()">x</a></p>`, n),
 		"published": "2026-05-01T10:00:00Z", "url": fmt.Sprintf("%s/@bob/%d", f.URL, n),
-		"tag": []map[string]string{{"type": "Hashtag", "name": "#go", "href": f.URL + "/tags/go"}}}
+		"tag": []map[string]string{{"type": "Hashtag", "name": "#go", "href": f.URL + "/tags/go"}},
+		"attachment": []map[string]string{{"type": "Document", "mediaType": "image/png", "url": f.URL + "/media/1.png", "name": "alt"},
+			{"type": "Document", "mediaType": "image/png", "url": "javascript:alert(1)"}}}
 }

@@ -64,6 +64,9 @@ func TestActorsOutboxPagesAndFollowCollections(t *testing.T) {
 	if field(items, 0, "visibility") != "public" || field(items, 0, "id") != "" || field(items, 0, "tags", 0) != "go" {
 		t.Errorf("item = %v; want public, not cached (id \"\"), tag go", items[0])
 	}
+	if att, _ := field(items, 0, "attachments").([]any); len(att) != 1 || field(att, 0, "name") != "alt" {
+		t.Errorf("attachments = %v; want the http one only", field(items, 0, "attachments"))
+	}
 	next, _ := field(pg, "next_cursor").(string)
 	if next != e.fedi.bob()+"/outbox?page=2" {
 		t.Fatalf("next_cursor = %v", field(pg, "next_cursor"))
