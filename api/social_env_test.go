@@ -137,8 +137,9 @@ func jobs[T any](e *socialEnv, topic string) []T {
 // /users/gone answers 410.
 type fediServer struct {
 	*httptest.Server
-	host string
-	hits atomic.Int64
+	host  string
+	hits  atomic.Int64
+	posts atomic.Int64 // inbox POSTs received
 }
 
 func newFediServer(t *testing.T) *fediServer {
@@ -221,6 +222,14 @@ func newFediServer(t *testing.T) *fediServer {
 		w.Header().Set("Content-Type", "text/html")
 		w.Write([]byte("<html>not here</html>"))
 	})
+	// Inboxes accept everything (the tests here check what murlog sent,
+	// not the remote's verification).
+	for _, inbox := range []string{"POST /inbox", "POST /users/bob/inbox"} {
+		mux.HandleFunc(inbox, func(w http.ResponseWriter, r *http.Request) {
+			f.posts.Add(1)
+			w.WriteHeader(http.StatusAccepted)
+		})
+	}
 	mux.HandleFunc("GET /users/gone", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "gone", http.StatusGone)
 	})
