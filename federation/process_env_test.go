@@ -1,0 +1,377 @@
+package federation_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/activitypub"
+	"github.com/murlog/murlog/federation"
+	"github.com/murlog/murlog/outbound"
+	"github.com/murlog/murlog/persona"
+	"github.com/murlog/murlog/queue"
+	"github.com/murlog/murlog/social"
+	"github.com/murlog/murlog/store"
+	"github.com/murlog/murlog/store/sqlite"
+	"github.com/murlog/murlog/store/storetest"
+	"github.com/murlog/murlog/worker"
+)
+
+// procSite is the local site of the processing tests: the fixtures
+// address https://blog.example/@owner.
+var procSite = murlog.Site{Scheme: "https", Domain: "blog.example"}
+
+// socialPort adapts *social.Service to federation.Social, as app does.
+type socialPort struct{ *social.Service }
+
+func (s socialPort) AcceptedFollow(ctx context.Context, actorID, activityURI, personaID string) error {
+	return s.Accepted(ctx, actorID, social.FollowRef{ActivityURI: activityURI, PersonaID: personaID})
+}
+
+func (s socialPort) RejectedFollow(ctx context.Context, actorID, activityURI, personaID string) error {
+	return s.Rejected(ctx, actorID, social.FollowRef{ActivityURI: activityURI, PersonaID: personaID})
+}
+
+// items holds inbox items as the inbox endpoint stores them; Done clears
+// the body and keeps the row, as inbox_items does.
+type items struct {
+	mu   sync.Mutex
+	rows map[string]*item
+}
+
+type item struct {
+	actor, persona string
+	body           []byte
+	done           bool
+}
+
+func (it *items) Get(_ context.Context, id string) (string, string, []byte, error) {
+	it.mu.Lock()
+	defer it.mu.Unlock()
+	r, ok := it.rows[id]
+	if !ok || r.done {
+		return "", "", nil, murlog.NotFound("inbox item")
+	}
+	return r.actor, r.persona, r.body, nil
+}
+
+func (it *items) Done(_ context.Context, id string) error {
+	it.mu.Lock()
+	defer it.mu.Unlock()
+	if r, ok := it.rows[id]; ok {
+		r.done, r.body = true, nil
+	}
+	return nil
+}
+
+// fetcher fetches remote documents unsigned through the real outbound
+// client and caches actors as the resolver does, with ActorRecord.
+type fetcher struct {
+	out   *outbound.Client
+	st    store.Store
+	mu    sync.Mutex
+	count int
+}
+
+func (f *fetcher) FetchObject(ctx context.Context, uri string) (*activitypub.Object, error) {
+	f.mu.Lock()
+	f.count++
+	f.mu.Unlock()
+	resp, err := f.out.Get(ctx, uri, activitypub.MediaType, nil)
+	if err != nil {
+		return nil, err
+	}
+	return activitypub.Decode(resp.Body)
+}
+
+func (f *fetcher) fetches() int { f.mu.Lock(); defer f.mu.Unlock(); return f.count }
+
+func (f *fetcher) Resolve(ctx context.Context, uri string) (*murlog.RemoteActor, error) {
+	var a *murlog.RemoteActor
+	err := f.st.View(ctx, func(tx store.Tx) (err error) { a, err = tx.RemoteActors().GetByURI(uri); return err })
+	if err == nil || murlog.ErrorCode(err) != murlog.ENotFound {
+		return a, err
+	}
+	o, err := f.FetchObject(ctx, uri)
+	if err != nil {
+		return nil, err
+	}
+	if a, err = federation.ActorRecord(o, time.Now()); err != nil {
+		return nil, err
+	}
+	return a, f.st.Update(ctx, func(tx store.Tx) error { return tx.RemoteActors().Upsert(a) })
+}
+
+// remote is a loopback fediverse server: documents by path, and an inbox
+// recording what it is sent.
+type remote struct {
+	srv  *httptest.Server
+	mu   sync.Mutex
+	docs map[string]string
+	got  [][]byte
+}
+
+func (r *remote) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if req.Method == http.MethodPost {
+		b, _ := io.ReadAll(req.Body)
+		r.got = append(r.got, b)
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	doc, ok := r.docs[req.URL.Path]
+	if !ok {
+		http.Error(w, "gone", http.StatusGone)
+		return
+	}
+	w.Header().Set("Content-Type", activitypub.MediaType)
+	io.WriteString(w, doc)
+}
+
+// put serves doc at path, with {base} replaced by the server's URL.
+func (r *remote) put(path, doc string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.docs[path] = strings.ReplaceAll(doc, "{base}", r.srv.URL)
+	return r.srv.URL + path
+}
+
+func (r *remote) posts() [][]byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([][]byte(nil), r.got...)
+}
+
+// logBuffer collects log lines from concurrent jobs.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+func (l *logBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
+
+// penv is the inbox job over a real SQLite file, the real social
+// service, a persona "owner" with a real key, and a loopback remote.
+type penv struct {
+	t      *testing.T
+	db     *sqlite.DB
+	svc    *social.Service
+	proc   *federation.Processor
+	deps   federation.ProcessDeps
+	items  *items
+	fetch  *fetcher
+	remote *remote
+	logs   *logBuffer
+	owner  *murlog.Persona
+}
+
+func newPenv(t *testing.T) *penv {
+	t.Helper()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), sqlite.FileName),
+		sqlite.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	out := outbound.New(outbound.Options{AllowPrivate: true, AllowHTTP: true, UserAgent: "murlog-test"})
+	t.Cleanup(out.Close)
+	r := &remote{docs: map[string]string{}}
+	r.srv = httptest.NewServer(r)
+	t.Cleanup(r.srv.Close)
+	e := &penv{t: t, db: db, svc: social.New(db, procSite), items: &items{rows: map[string]*item{}},
+		fetch: &fetcher{out: out, st: db}, remote: r, logs: &logBuffer{}}
+	e.deps = federation.ProcessDeps{Site: procSite, Store: db, Social: socialPort{e.svc}, Items: e.items, Fetcher: e.fetch,
+		Out: out, Keys: federation.NewKeys(procSite, nil),
+		Log: slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+	e.proc = federation.NewProcessor(e.deps)
+	e.owner = storetest.NewPersona("owner", true, time.Now())
+	if e.owner.PublicKeyPEM, e.owner.PrivateKeyPEM, err = persona.NewKeyPair(); err != nil {
+		t.Fatal(err)
+	}
+	e.update(func(tx store.Tx) error { return tx.Personas().Create(e.owner) })
+	return e
+}
+
+func (e *penv) update(fn func(store.Tx) error) {
+	e.t.Helper()
+	if err := e.db.Update(ctx, fn); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func (e *penv) view(fn func(store.Tx) error) {
+	e.t.Helper()
+	if err := e.db.View(ctx, fn); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// fixture reads activitypub/testdata/name with the local placeholders
+// (the post 01HPOST, follow ids) replaced.
+func fixture(t *testing.T, name string, replace ...string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "activitypub", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.NewReplacer(replace...).Replace(string(b))
+}
+
+// actor caches the actor of fixture name (an actor document) as the
+// inbox endpoint would have before the job runs.
+func (e *penv) actor(doc string) *murlog.RemoteActor {
+	e.t.Helper()
+	o, err := activitypub.Decode([]byte(doc))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	a, err := federation.ActorRecord(o, time.Now())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.update(func(tx store.Tx) error { return tx.RemoteActors().Upsert(a) })
+	return a
+}
+
+// fixtureActor caches the actor of fixture file name.
+func (e *penv) fixtureActor(name string) *murlog.RemoteActor {
+	e.t.Helper()
+	return e.actor(fixture(e.t, name))
+}
+
+// deliver stores body as an inbox item signed by actorURI (to the shared
+// inbox) and processes it.
+func (e *penv) deliver(actorURI, body string) error {
+	e.t.Helper()
+	id := murlog.NewID()
+	e.items.mu.Lock()
+	e.items.rows[id] = &item{actor: actorURI, body: []byte(body)}
+	e.items.mu.Unlock()
+	return e.proc.Process(ctx, id)
+}
+
+// ok delivers and fails the test on an error.
+func (e *penv) ok(actorURI, body string) {
+	e.t.Helper()
+	if err := e.deliver(actorURI, body); err != nil {
+		e.t.Fatalf("process: %v\n%s", err, body)
+	}
+}
+
+// refused delivers and expects a permanent refusal.
+func (e *penv) refused(actorURI, body string) error {
+	e.t.Helper()
+	err := e.deliver(actorURI, body)
+	if !queue.IsPermanent(err) {
+		e.t.Fatalf("process: err = %v; want a permanent refusal", err)
+	}
+	return err
+}
+
+// post creates a published local post of the owner with visibility v.
+func (e *penv) post(v murlog.Visibility) (*murlog.Post, string) {
+	e.t.Helper()
+	at := time.Now().Add(-time.Minute)
+	p := storetest.NewPost(e.owner.ID, &at, v, at)
+	e.update(func(tx store.Tx) error { return tx.Posts().Create(p) })
+	return p, procSite.PostURL(e.owner.Username, p.ID)
+}
+
+func (e *penv) notifications() []murlog.NotificationKind {
+	e.t.Helper()
+	ns, err := e.svc.Notifications(ctx, e.owner.ID, nil, "", 100)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var out []murlog.NotificationKind
+	for _, n := range ns {
+		out = append(out, n.Kind)
+	}
+	return out
+}
+
+func (e *penv) remotePost(uri string) *murlog.RemotePost {
+	e.t.Helper()
+	var p *murlog.RemotePost
+	err := e.db.View(ctx, func(tx store.Tx) (err error) { p, err = tx.RemotePosts().GetByURI(uri); return err })
+	if murlog.ErrorCode(err) == murlog.ENotFound {
+		return nil
+	}
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return p
+}
+
+func (e *penv) timeline() []*store.TimelineItem {
+	e.t.Helper()
+	items, err := e.svc.Home(ctx, e.owner.ID, "", 100)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var out []*store.TimelineItem
+	for _, it := range items {
+		if it.Entry != nil {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// follow makes the owner follow a (accepted).
+func (e *penv) follow(a *murlog.RemoteActor) *murlog.Follow {
+	e.t.Helper()
+	f, err := e.svc.Follow(ctx, e.owner.ID, a.ID)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if err := e.svc.Accepted(ctx, a.ID, social.FollowRef{ActivityURI: f.ActivityURI}); err != nil {
+		e.t.Fatal(err)
+	}
+	return f
+}
+
+// runJobs runs the queued jobs of the registry's topics once.
+func (e *penv) runJobs() {
+	e.t.Helper()
+	reg := worker.NewRegistry()
+	federation.RegisterInboxJobs(reg, e.deps)
+	q := queue.New(e.db.Queue(), queue.Options{Policies: reg})
+	w := worker.New(worker.Options{Queue: q, Inspector: q, Registry: reg, Logger: slog.New(slog.DiscardHandler)})
+	if _, err := w.RunOnce(ctx, 5*time.Second); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func jsonOf(t *testing.T, b []byte) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	return m
+}
+
+func kinds(ks ...murlog.NotificationKind) []murlog.NotificationKind { return ks }
+
+func queueJob(t *testing.T, topic, payload string) queue.Job {
+	t.Helper()
+	return queue.NewJob(topic, []byte(payload))
+}
