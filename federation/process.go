@@ -2,7 +2,6 @@ package federation
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -327,5 +326,3 @@ func (p *Processor) fetch(ctx context.Context, uri string) (*activitypub.Object,
 	}
 	return o, nil
 }
-
-var errNoObject = errors.New("no object")

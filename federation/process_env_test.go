@@ -113,16 +113,16 @@ func (f *fetcher) Resolve(ctx context.Context, uri string) (*murlog.RemoteActor,
 	return a, f.st.Update(ctx, func(tx store.Tx) error { return tx.RemoteActors().Upsert(a) })
 }
 
-// remote is a loopback fediverse server: documents by path, and an inbox
+// peer is a loopback fediverse server: documents by path, and an inbox
 // recording what it is sent.
-type remote struct {
+type peer struct {
 	srv  *httptest.Server
 	mu   sync.Mutex
 	docs map[string]string
 	got  [][]byte
 }
 
-func (r *remote) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+func (r *peer) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if req.Method == http.MethodPost {
@@ -141,14 +141,14 @@ func (r *remote) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 }
 
 // put serves doc at path, with {base} replaced by the server's URL.
-func (r *remote) put(path, doc string) string {
+func (r *peer) put(path, doc string) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.docs[path] = strings.ReplaceAll(doc, "{base}", r.srv.URL)
 	return r.srv.URL + path
 }
 
-func (r *remote) posts() [][]byte {
+func (r *peer) posts() [][]byte {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([][]byte(nil), r.got...)
@@ -177,7 +177,7 @@ type penv struct {
 	deps   federation.ProcessDeps
 	items  *items
 	fetch  *fetcher
-	remote *remote
+	remote *peer
 	logs   *logBuffer
 	owner  *murlog.Persona
 }
@@ -192,7 +192,7 @@ func newPenv(t *testing.T) *penv {
 	t.Cleanup(func() { db.Close() })
 	out := outbound.New(outbound.Options{AllowPrivate: true, AllowHTTP: true, UserAgent: "murlog-test"})
 	t.Cleanup(out.Close)
-	r := &remote{docs: map[string]string{}}
+	r := &peer{docs: map[string]string{}}
 	r.srv = httptest.NewServer(r)
 	t.Cleanup(r.srv.Close)
 	e := &penv{t: t, db: db, svc: social.New(db, procSite), items: &items{rows: map[string]*item{}},

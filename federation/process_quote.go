@@ -11,14 +11,16 @@ import (
 	"github.com/murlog/murlog/activitypub"
 	"github.com/murlog/murlog/outbound"
 	"github.com/murlog/murlog/queue"
+	"github.com/murlog/murlog/settings"
 	"github.com/murlog/murlog/store"
 )
 
 // FEP-044f quote requests. A server about to publish a quote of a local
 // post asks first with a QuoteRequest (object: our post, instrument: the
 // quoting post). The answer follows the policy the post declares
-// (PostObject's interactionPolicy.canQuote: public and unlisted posts are
-// quotable by anyone, others by nobody): an Accept whose result is a
+// (PostObject's interactionPolicy.canQuote: while the owner's allow_quotes
+// setting is on, public and unlisted posts are quotable by anyone, others
+// by nobody; with it off, nothing is): an Accept whose result is a
 // QuoteAuthorization, or a Reject. Answers go out as the delivery jobs
 // accept_quote and reject_quote registered here.
 
@@ -56,8 +58,9 @@ func QuoteAuthorizationID(site murlog.Site, username, quoting string) string {
 }
 
 // quoteRequest answers a QuoteRequest of a local post: Accept when the
-// post is published and public or unlisted, the quoting post is on the
-// requester's server and the requester is not blocked; else Reject.
+// owner allows quotes, the post is published and public or unlisted, the
+// quoting post is on the requester's server and the requester is not
+// blocked; else Reject.
 func (p *Processor) quoteRequest(ctx context.Context, a *activity) error {
 	quoted := a.Object.Object.First().ID
 	post, owner, err := p.localPost(ctx, quoted)
@@ -79,7 +82,11 @@ func (p *Processor) quoteRequest(ctx context.Context, a *activity) error {
 	if quoting == "" {
 		return murlog.Invalid("instrument", "missing: which post quotes")
 	}
-	allowed := post.PublicAt(p.now()) && activitypub.SameOrigin(quoting, a.actor.URI)
+	site, err := settings.New(p.d.Store).Get(ctx)
+	if err != nil {
+		return err
+	}
+	allowed := site.AllowQuotes && post.PublicAt(p.now()) && activitypub.SameOrigin(quoting, a.actor.URI)
 	topic := TopicAcceptQuote
 	return p.d.Store.Update(ctx, func(tx store.Tx) error {
 		if allowed {
@@ -134,11 +141,11 @@ type quoteDoc struct {
 	InteractionTarget string          `json:"interactionTarget,omitempty"`
 }
 
-// QuoteAnswer is the Accept (accept true) or Reject of a QuoteRequest by
+// quoteAnswer is the Accept (accept true) or Reject of a QuoteRequest by
 // persona username. The Accept's result is the QuoteAuthorization,
 // embedded with its id: Mastodon reads the id and keeps it as the
 // quote's approval.
-func QuoteAnswer(site murlog.Site, username string, pl QuoteAnswerPayload, accept bool) *quoteDoc {
+func quoteAnswer(site murlog.Site, username string, pl QuoteAnswerPayload, accept bool) *quoteDoc {
 	me := site.ActorURL(username)
 	d := &quoteDoc{Context: json.RawMessage(quoteContext), ID: pl.ID, Type: "Reject", Actor: me, To: []string{pl.Actor},
 		Object: &quoteDoc{ID: pl.Request, Type: "QuoteRequest", Actor: pl.Actor, Object: pl.Quoted, Instrument: pl.Quoting}}
@@ -160,7 +167,7 @@ func (p *Processor) answerQuote(ctx context.Context, pl QuoteAnswerPayload, j *q
 	if err != nil {
 		return err
 	}
-	body, err := Marshal(QuoteAnswer(p.d.Site, pe.Username, pl, j.Topic == TopicAcceptQuote))
+	body, err := Marshal(quoteAnswer(p.d.Site, pe.Username, pl, j.Topic == TopicAcceptQuote))
 	if err != nil {
 		return queue.Permanent(err)
 	}

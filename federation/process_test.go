@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/settings"
 	"github.com/murlog/murlog/store"
 )
 
@@ -269,16 +270,24 @@ func TestProcessMove(t *testing.T) {
 
 func TestProcessQuoteRequest(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		vis  murlog.Visibility
-		want string
+		name     string
+		vis      murlog.Visibility
+		noQuotes bool
+		want     string
 	}{
-		{"public post accepted", murlog.VisibilityPublic, "Accept"},
-		{"unlisted post accepted", murlog.VisibilityUnlisted, "Accept"},
-		{"followers-only post rejected", murlog.VisibilityFollowers, "Reject"},
+		{"public post accepted", murlog.VisibilityPublic, false, "Accept"},
+		{"unlisted post accepted", murlog.VisibilityUnlisted, false, "Accept"},
+		{"followers-only post rejected", murlog.VisibilityFollowers, false, "Reject"},
+		{"quotes not allowed", murlog.VisibilityPublic, true, "Reject"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newPenv(t)
+			if tc.noQuotes {
+				no := false
+				if _, err := settings.New(e.db).Update(ctx, settings.Update{AllowQuotes: &no}); err != nil {
+					t.Fatal(err)
+				}
+			}
 			dave := e.actor(strings.ReplaceAll(`{"id":"{base}/users/dave","type":"Person","preferredUsername":"dave",
 				"inbox":"{base}/users/dave/inbox","followers":"{base}/users/dave/followers"}`, "{base}", e.remote.srv.URL))
 			_, uri := e.post(tc.vis)
