@@ -113,8 +113,8 @@ func (f *fetcher) Resolve(ctx context.Context, uri string) (*murlog.RemoteActor,
 	return a, f.st.Update(ctx, func(tx store.Tx) error { return tx.RemoteActors().Upsert(a) })
 }
 
-// peer is a loopback fediverse server: documents by path, and an inbox
-// recording what it is sent.
+// peer is a loopback fediverse server: documents by path (503 under
+// /down/), and an inbox recording what it is sent.
 type peer struct {
 	srv  *httptest.Server
 	mu   sync.Mutex
@@ -129,6 +129,10 @@ func (r *peer) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		b, _ := io.ReadAll(req.Body)
 		r.got = append(r.got, b)
 		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	if strings.HasPrefix(req.URL.Path, "/down/") {
+		http.Error(w, "restarting", http.StatusServiceUnavailable)
 		return
 	}
 	doc, ok := r.docs[req.URL.Path]
@@ -294,6 +298,20 @@ func (e *penv) post(v murlog.Visibility) (*murlog.Post, string) {
 	return p, procSite.PostURL(e.owner.Username, p.ID)
 }
 
+// aboutPost starts an env whose owner has a public post, caches the
+// actor of fixture actor and delivers fixture name (01HPOST standing for
+// the post) twice, as a retrying server would.
+func aboutPost(t *testing.T, actor, name string) (*penv, *murlog.RemoteActor, string) {
+	t.Helper()
+	e := newPenv(t)
+	a := e.fixtureActor(actor)
+	_, uri := e.post(murlog.VisibilityPublic)
+	body := fixture(t, name, "https://blog.example/@owner/01HPOST", uri)
+	e.ok(a.URI, body)
+	e.ok(a.URI, body)
+	return e, a, body
+}
+
 func (e *penv) notifications() []murlog.NotificationKind {
 	e.t.Helper()
 	ns, err := e.svc.Notifications(ctx, e.owner.ID, nil, "", 100)
@@ -307,17 +325,23 @@ func (e *penv) notifications() []murlog.NotificationKind {
 	return out
 }
 
-func (e *penv) remotePost(uri string) *murlog.RemotePost {
+// find reads one row; nil when there is none.
+func find[T any](e *penv, get func(tx store.Tx) (*T, error)) *T {
 	e.t.Helper()
-	var p *murlog.RemotePost
-	err := e.db.View(ctx, func(tx store.Tx) (err error) { p, err = tx.RemotePosts().GetByURI(uri); return err })
+	var v *T
+	err := e.db.View(ctx, func(tx store.Tx) (err error) { v, err = get(tx); return err })
 	if murlog.ErrorCode(err) == murlog.ENotFound {
 		return nil
 	}
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	return p
+	return v
+}
+
+func (e *penv) remotePost(uri string) *murlog.RemotePost {
+	e.t.Helper()
+	return find(e, func(tx store.Tx) (*murlog.RemotePost, error) { return tx.RemotePosts().GetByURI(uri) })
 }
 
 func (e *penv) timeline() []*store.TimelineItem {

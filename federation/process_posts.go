@@ -95,12 +95,8 @@ func (p *Processor) delete(ctx context.Context, a *activity) error {
 		return err
 	}
 	var other bool
-	err = p.d.Store.View(ctx, func(tx store.Tx) error {
-		_, err := tx.RemoteActors().GetByURI(id)
-		other = err == nil
-		if ignorable(err) {
-			return nil
-		}
+	err = p.d.Store.View(ctx, func(tx store.Tx) (err error) {
+		other, err = found(tx.RemoteActors().GetByURI(id))
 		return err
 	})
 	if err != nil {
@@ -209,12 +205,8 @@ func (p *Processor) cacheQuoted(ctx context.Context, uri string) error {
 		return nil // ours: the social service notifies its persona
 	}
 	var cached bool
-	err := p.d.Store.View(ctx, func(tx store.Tx) error {
-		_, err := tx.RemotePosts().GetByURI(uri)
-		cached = err == nil
-		if ignorable(err) {
-			return nil
-		}
+	err := p.d.Store.View(ctx, func(tx store.Tx) (err error) {
+		cached, err = found(tx.RemotePosts().GetByURI(uri))
 		return err
 	})
 	if err != nil || cached {

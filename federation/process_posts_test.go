@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/store"
 )
 
@@ -285,12 +286,7 @@ func TestProcessAnnounce(t *testing.T) {
 		{"gotosocial", "gotosocial/actor.json", "gotosocial/announce.json"},
 	} {
 		t.Run(tc.name+" of a local post", func(t *testing.T) {
-			e := newPenv(t)
-			a := e.fixtureActor(tc.actor)
-			_, uri := e.post(murlog.VisibilityPublic)
-			body := fixture(t, tc.announce, "https://blog.example/@owner/01HPOST", uri)
-			e.ok(a.URI, body)
-			e.ok(a.URI, body)
+			e, a, body := aboutPost(t, tc.actor, tc.announce)
 			if got := e.notifications(); !slices.Equal(got, kinds(murlog.NotifyReblog)) {
 				t.Errorf("notifications = %v; want one reblog", got)
 			}
@@ -334,6 +330,15 @@ func TestProcessAnnounce(t *testing.T) {
 		}
 		if !strings.Contains(err.Error(), "not public") || !strings.Contains(e.logs.String(), "not public") {
 			t.Errorf("refusal %v not logged with its reason:\n%s", err, e.logs)
+		}
+		// A server that is down is retried: not refused, the item kept.
+		id := murlog.NewID()
+		e.items.rows[id] = &item{actor: alice.URI, body: []byte(announce("b3", e.remote.srv.URL+"/down/1"))}
+		if err := e.proc.Process(ctx, id); err == nil || queue.IsPermanent(err) {
+			t.Errorf("fetch from a server answering 503: err = %v; want a retry", err)
+		}
+		if e.items.rows[id].done {
+			t.Error("an item to retry was marked done")
 		}
 		e.ok(alice.URI, `{"id":"`+alice.URI+`#undo-b1","type":"Undo","actor":"`+alice.URI+`","object":`+announce("b1", public)+`}`)
 		if tl := e.timeline(); len(tl) != 0 {

@@ -20,15 +20,7 @@ var servers = []struct{ name, actor string }{
 
 func (e *penv) follower(a *murlog.RemoteActor) *murlog.Follower {
 	e.t.Helper()
-	var f *murlog.Follower
-	err := e.db.View(ctx, func(tx store.Tx) (err error) { f, err = tx.Followers().GetByActor(e.owner.ID, a.ID); return err })
-	if murlog.ErrorCode(err) == murlog.ENotFound {
-		return nil
-	}
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return f
+	return find(e, func(tx store.Tx) (*murlog.Follower, error) { return tx.Followers().GetByActor(e.owner.ID, a.ID) })
 }
 
 func TestProcessFollowAndUndo(t *testing.T) {
@@ -93,15 +85,10 @@ func (e *penv) pendingFollow(a *murlog.RemoteActor, activityURI string) *murlog.
 
 func (e *penv) followState(a *murlog.RemoteActor) murlog.FollowState {
 	e.t.Helper()
-	var f *murlog.Follow
-	err := e.db.View(ctx, func(tx store.Tx) (err error) { f, err = tx.Follows().GetByActor(e.owner.ID, a.ID); return err })
-	if murlog.ErrorCode(err) == murlog.ENotFound {
-		return ""
+	if f := find(e, func(tx store.Tx) (*murlog.Follow, error) { return tx.Follows().GetByActor(e.owner.ID, a.ID) }); f != nil {
+		return f.State
 	}
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return f.State
+	return ""
 }
 
 func TestProcessAcceptReject(t *testing.T) {
@@ -150,15 +137,7 @@ func TestProcessAcceptReject(t *testing.T) {
 
 func (e *penv) interaction(uri string) *murlog.Interaction {
 	e.t.Helper()
-	var i *murlog.Interaction
-	err := e.db.View(ctx, func(tx store.Tx) (err error) { i, err = tx.Interactions().GetByActivity(uri); return err })
-	if murlog.ErrorCode(err) == murlog.ENotFound {
-		return nil
-	}
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return i
+	return find(e, func(tx store.Tx) (*murlog.Interaction, error) { return tx.Interactions().GetByActivity(uri) })
 }
 
 func TestProcessLikeAndUndo(t *testing.T) {
@@ -171,12 +150,7 @@ func TestProcessLikeAndUndo(t *testing.T) {
 		{"gotosocial", "gotosocial/actor.json", "gotosocial/like.json", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newPenv(t)
-			a := e.fixtureActor(tc.actor)
-			_, uri := e.post(murlog.VisibilityPublic)
-			body := fixture(t, tc.like, "https://blog.example/@owner/01HPOST", uri)
-			e.ok(a.URI, body)
-			e.ok(a.URI, body)
+			e, a, body := aboutPost(t, tc.actor, tc.like)
 			id := jsonOf(t, []byte(body))["id"].(string)
 			i := e.interaction(id)
 			if i == nil || i.Kind != murlog.InteractionLike || i.ActorID != a.ID {
