@@ -32,38 +32,35 @@ func (p *Processor) follow(ctx context.Context, a *activity) error {
 }
 
 // answered handles an Accept or Reject of one of our Follows, named by
-// its id or embedded. The Follow is found by its id, else by the persona
-// it was about (the embedded Follow's actor, or the inbox it came to) and
-// the answering actor. Answers to anything but a Follow are ignored.
+// its id or embedded. The Follow is found by its id; an embedded Follow
+// whose id is unknown (a server that rewrote it) is matched, as Mastodon
+// matches it, by the persona it names and the answering actor. Answers to
+// anything but a Follow are ignored.
 func (p *Processor) answered(ctx context.Context, a *activity) error {
 	ref := a.Object.Object.First()
-	if ref.Object != nil && ref.Object.Type != "" && ref.Object.Type != "Follow" {
+	embedded := ref.Object != nil && ref.Object.Type != ""
+	if embedded && ref.Object.Type != "Follow" {
 		return p.ignore(ctx, a, "answers a "+ref.Object.Type)
 	}
 	answer := p.d.Social.AcceptedFollow
 	if a.Type == "Reject" {
 		answer = p.d.Social.RejectedFollow
 	}
-	var err error = murlog.NotFound("follow")
 	if ref.ID != "" {
-		err = answer(ctx, a.actor.ID, ref.ID, "")
-	}
-	if !ignorable(err) {
-		return err
-	}
-	personaID := a.personaID
-	if ref.Object != nil {
-		if pe, perr := p.localPersona(ctx, ref.Object.Actor.ID); perr != nil {
-			return perr
-		} else if pe != nil {
-			personaID = pe.ID
+		if err := answer(ctx, a.actor.ID, ref.ID, ""); !ignorable(err) {
+			return err
 		}
 	}
-	if personaID == "" {
-		return p.ignore(ctx, a, "answers no follow of ours")
-	}
-	if err := answer(ctx, a.actor.ID, "", personaID); !ignorable(err) {
-		return err
+	if embedded {
+		pe, err := p.localPersona(ctx, ref.Object.Actor.ID)
+		if err != nil {
+			return err
+		}
+		if pe != nil {
+			if err := answer(ctx, a.actor.ID, "", pe.ID); !ignorable(err) {
+				return err
+			}
+		}
 	}
 	return p.ignore(ctx, a, "answers no follow of ours")
 }

@@ -120,6 +120,15 @@ func TestProcessAcceptReject(t *testing.T) {
 			}
 		})
 	}
+	t.Run("an unknown id alone accepts nothing", func(t *testing.T) {
+		e := newPenv(t)
+		a := e.fixtureActor("mastodon/actor.json")
+		e.pendingFollow(a, "https://blog.example/@owner/activities/other")
+		e.ok(a.URI, fixture(t, "mastodon/accept_iri.json"))
+		if got := e.followState(a); got != murlog.FollowPending {
+			t.Errorf("follow %q after an Accept of something else; want pending", got)
+		}
+	})
 	t.Run("accept by another actor", func(t *testing.T) {
 		e := newPenv(t)
 		alice := e.fixtureActor("mastodon/actor.json")
