@@ -269,6 +269,9 @@ func (p *Processor) remotePost(actor *murlog.RemoteActor, o *activitypub.Object)
 		// warning: shown under the linked title, as Mastodon does.
 		post.Content = linkHTML(post.URL, post.Name)
 		if s := markup.Sanitize(o.Summary, policy); s != "" {
+			if !strings.HasPrefix(s, "<p>") {
+				s = "<p>" + s + "</p>"
+			}
 			post.Content += s
 		}
 	}

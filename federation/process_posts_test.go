@@ -67,6 +67,9 @@ func TestProcessCreate(t *testing.T) {
 				if p.Name == "" || p.URL == "" || !strings.Contains(p.Content, `href="`+p.URL+`"`) || !strings.Contains(p.Content, p.Name) {
 					t.Errorf("article stored as name %q url %q content %q; want a link to the original", p.Name, p.URL, p.Content)
 				}
+				if !strings.HasSuffix(p.Content, "<p>A short post about running my own server.</p>") {
+					t.Errorf("the article's description is not shown under its title: %q", p.Content)
+				}
 				if p.Summary != "" {
 					t.Errorf("an article's summary became a content warning: %q", p.Summary)
 				}
