@@ -174,7 +174,7 @@ func (l *logBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l
 // penv is the inbox job over a real SQLite file, the real social
 // service, a persona "owner" with a real key, and a loopback remote.
 type penv struct {
-	t      *testing.T
+	t      testing.TB
 	db     *sqlite.DB
 	svc    *social.Service
 	proc   *federation.Processor
@@ -186,7 +186,7 @@ type penv struct {
 	owner  *murlog.Persona
 }
 
-func newPenv(t *testing.T) *penv {
+func newPenv(t testing.TB) *penv {
 	t.Helper()
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), sqlite.FileName),
 		sqlite.Options{Logger: slog.New(slog.DiscardHandler)})
@@ -229,7 +229,7 @@ func (e *penv) view(fn func(store.Tx) error) {
 
 // fixture reads activitypub/testdata/name with the local placeholders
 // (the post 01HPOST, follow ids) replaced.
-func fixture(t *testing.T, name string, replace ...string) string {
+func fixture(t testing.TB, name string, replace ...string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "activitypub", "testdata", name))
 	if err != nil {

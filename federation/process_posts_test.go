@@ -2,6 +2,7 @@ package federation_test
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -348,4 +349,20 @@ func TestProcessAnnounce(t *testing.T) {
 			t.Errorf("timeline after Undo Announce = %d entries", len(tl))
 		}
 	})
+}
+
+// BenchmarkProcessCreate is the inbox job on a Create of a public Note
+// by a followed actor: decode, sanitize, store, one timeline entry.
+func BenchmarkProcessCreate(b *testing.B) {
+	e := newPenv(b)
+	a := e.fixtureActor("mastodon/actor.json")
+	e.follow(a)
+	body := fixture(b, "mastodon/create_note.json")
+	b.ResetTimer()
+	for i := range b.N {
+		n := strconv.Itoa(i)
+		if err := e.deliver(a.URI, strings.ReplaceAll(body, "statuses/111", "statuses/b"+n)); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
