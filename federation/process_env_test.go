@@ -1,7 +1,6 @@
 package federation_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -18,6 +17,7 @@ import (
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/activitypub"
 	"github.com/murlog/murlog/federation"
+	"github.com/murlog/murlog/internal/testsite"
 	"github.com/murlog/murlog/outbound"
 	"github.com/murlog/murlog/persona"
 	"github.com/murlog/murlog/queue"
@@ -158,19 +158,6 @@ func (r *peer) posts() [][]byte {
 	return append([][]byte(nil), r.got...)
 }
 
-// logBuffer collects log lines from concurrent jobs.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-func (l *logBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
-
 // penv is the inbox job over a real SQLite file, the real social
 // service, a persona "owner" with a real key, and a loopback remote.
 type penv struct {
@@ -182,7 +169,7 @@ type penv struct {
 	items  *items
 	fetch  *fetcher
 	remote *peer
-	logs   *logBuffer
+	logs   *testsite.SyncBuffer
 	owner  *murlog.Persona
 }
 
@@ -200,7 +187,7 @@ func newPenv(t testing.TB) *penv {
 	r.srv = httptest.NewServer(r)
 	t.Cleanup(r.srv.Close)
 	e := &penv{t: t, db: db, svc: social.New(db, procSite), items: &items{rows: map[string]*item{}},
-		fetch: &fetcher{out: out, st: db}, remote: r, logs: &logBuffer{}}
+		fetch: &fetcher{out: out, st: db}, remote: r, logs: &testsite.SyncBuffer{}}
 	e.deps = federation.ProcessDeps{Site: procSite, Store: db, Social: socialPort{e.svc}, Items: e.items, Fetcher: e.fetch,
 		Out: out, Keys: federation.NewKeys(procSite, nil),
 		Log: slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
