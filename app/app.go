@@ -98,6 +98,9 @@ type runtime struct {
 	social    *social.Service     // nil until setup is complete
 	keys      *federation.Keys    // the personas' signers; nil until setup is complete
 	fedJobs   *worker.Registry    // the federation job handlers; nil until setup is complete
+	resolver  *federation.Resolver
+	verifier  *federation.Verifier
+	inbox     *federation.Inbox // nil until setup is complete
 }
 
 // New loads the config and, when murlog.ini exists, opens the database.
@@ -310,7 +313,12 @@ func (a *App) routes() http.Handler {
 	for _, p := range federation.Patterns() {
 		mux.HandleFunc(p, a.federation)
 	}
+	mux.HandleFunc("POST /inbox", a.inbox)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && federation.IsInboxPath(r.URL.Path) {
+			a.inbox(w, r)
+			return
+		}
 		if (r.Method == http.MethodGet || r.Method == http.MethodHead) && federation.IsProfilePath(r.URL.Path) {
 			a.federation(w, r)
 			return

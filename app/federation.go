@@ -39,8 +39,10 @@ func (a *App) wireFederation(rt *runtime) {
 	rt.social = social.New(db, rt.site)
 	rt.keys = federation.NewKeys(rt.site, a.opts.Now)
 	ports := federation.StorePorts{Store: db}
+	a.wireVerifier(rt)
 	rt.fed = federation.New(federation.Deps{Site: rt.site, Store: db, Log: a.log, Now: a.opts.Now, OneShot: a.opts.OneShot,
-		Tombstones: ports, Followers: ports, FollowerCheck: ports, Pins: ports})
+		Tombstones: ports, Followers: ports, FollowerCheck: ports, Pins: ports, Requester: rt.verifier})
+	a.wireInbox(rt)
 	rt.fedJobs = worker.NewRegistry()
 	registerFederationJobs(rt.fedJobs, rt)
 }
