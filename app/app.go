@@ -98,6 +98,7 @@ type runtime struct {
 	social    *social.Service     // nil until setup is complete
 	keys      *federation.Keys    // the personas' signers; nil until setup is complete
 	fedJobs   *worker.Registry    // the federation job handlers; nil until setup is complete
+	log       *slog.Logger        // the app's logger, for the federation job handlers
 	resolver  *federation.Resolver
 	verifier  *federation.Verifier
 	inbox     *federation.Inbox // nil until setup is complete

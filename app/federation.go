@@ -44,6 +44,7 @@ func (a *App) wireFederation(rt *runtime) {
 		Tombstones: ports, Followers: ports, FollowerCheck: ports, Pins: ports, Requester: rt.verifier})
 	a.wireInbox(rt)
 	rt.fedJobs = worker.NewRegistry()
+	rt.log = a.log
 	registerFederationJobs(rt.fedJobs, rt)
 }
 
@@ -59,6 +60,7 @@ func (a *App) wireFederation(rt *runtime) {
 // r. With rt.social nil (the prototype registry, built before setup) it
 // must register the same topics and policies; the handlers are not run.
 func registerFederationJobs(r *worker.Registry, rt *runtime) {
+	registerInboxProcess(r, rt)
 }
 
 // wireFederationJobs registers forwarders for the federation topics in

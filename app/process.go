@@ -2,8 +2,6 @@ package app
 
 import (
 	"context"
-	"log/slog"
-	"time"
 
 	"github.com/murlog/murlog/federation"
 	"github.com/murlog/murlog/social"
@@ -24,21 +22,22 @@ func (s socialPort) RejectedFollow(ctx context.Context, actorID, activityURI, pe
 	return s.Rejected(ctx, actorID, social.FollowRef{ActivityURI: activityURI, PersonaID: personaID})
 }
 
-// registerInboxJobs registers inbox.process and the answers to quote
-// requests (accept_quote, reject_quote) of rt into r. items are the inbox
-// endpoint's stored activities and fetcher its resolver (signed GETs by
-// the primary persona). With rt.social nil (the prototype registry, before
-// setup) only the topics and policies matter: the handlers never run.
-func registerInboxJobs(r *worker.Registry, rt *runtime, log *slog.Logger, now func() time.Time, items federation.Items, fetcher federation.Fetcher) {
-	d := federation.ProcessDeps{Site: rt.site, Items: items, Fetcher: fetcher, Keys: rt.keys, Log: log, Now: now}
-	if rt.eng != nil {
-		d.Store = rt.eng.store
-	}
+// registerInboxProcess registers inbox.process and the answers to quote
+// requests (accept_quote, reject_quote) of rt into r (see
+// registerFederationJobs): the items the inbox endpoint stored, the
+// resolver's signed GETs, the social service. For the prototype runtime
+// the handlers are built but never run.
+func registerInboxProcess(r *worker.Registry, rt *runtime) {
+	d := federation.ProcessDeps{Site: rt.site, Store: rt.eng.store, Items: federation.StoreItems{Store: rt.eng.store},
+		Keys: rt.keys, Log: rt.log}
 	if rt.out != nil {
 		d.Out = rt.out
+	}
+	if rt.resolver != nil {
+		d.Fetcher = rt.resolver
 	}
 	if rt.social != nil {
 		d.Social = socialPort{rt.social}
 	}
-	federation.RegisterInboxJobs(r, d)
+	federation.RegisterInboxProcess(r, d)
 }

@@ -16,20 +16,11 @@ import (
 )
 
 // The inbox job: the inbox endpoint (inbox.go) verifies an activity,
-// stores its body as an inbox item and enqueues inbox.process naming the
-// item; Process turns the activity into changes through the social
+// stores its body as an inbox item and enqueues TopicInboxProcess naming
+// the item; Process turns the activity into changes through the social
 // service. The sender is verified and cached before the job runs, so the
 // job trusts the item's actor and checks everything else: who owns what
 // is updated or deleted, what an Announce points at, what a Move claims.
-
-// topicInboxProcess is TopicInboxProcess of the inbox endpoint; the two
-// are one topic.
-const topicInboxProcess = "inbox.process"
-
-// inboxItemJob is the payload of inbox.process (InboxJob of inbox.go).
-type inboxItemJob struct {
-	Item string `json:"item"`
-}
 
 // Items is the inbox items the endpoint stored: the body of an accepted
 // activity, who signed it and which persona's inbox received it ("" for
@@ -37,6 +28,35 @@ type inboxItemJob struct {
 type Items interface {
 	Get(ctx context.Context, id string) (actorURI, personaID string, body []byte, err error)
 	Done(ctx context.Context, id string) error
+}
+
+// StoreItems is Items over the store's inbox_items, where the inbox
+// endpoint keeps the signer by its local id.
+type StoreItems struct{ Store store.Store }
+
+// Get returns an item not yet done; a done or pruned one is ENotFound.
+func (s StoreItems) Get(ctx context.Context, id string) (actorURI, personaID string, body []byte, err error) {
+	err = s.Store.View(ctx, func(tx store.Tx) error {
+		it, err := tx.InboxItems().Get(id)
+		if err != nil {
+			return err
+		}
+		if it.Done {
+			return murlog.NotFound("inbox item")
+		}
+		a, err := tx.RemoteActors().Get(it.ActorID)
+		if err != nil {
+			return err
+		}
+		actorURI, personaID, body = a.URI, it.PersonaID, it.Body
+		return nil
+	})
+	return actorURI, personaID, body, err
+}
+
+// Done clears the item's body.
+func (s StoreItems) Done(ctx context.Context, id string) error {
+	return s.Store.Update(ctx, func(tx store.Tx) error { return tx.InboxItems().Done(id) })
 }
 
 // Fetcher makes the signed GETs processing needs: an Announce's original,
@@ -89,8 +109,8 @@ type ProcessDeps struct {
 	Out  Poster
 	Keys *Keys
 	Log  *slog.Logger
-	// Now is the clock for times a remote document leaves out; time.Now
-	// when nil.
+	// Now is the clock for times a remote document leaves out; Keys'
+	// clock when nil.
 	Now func() time.Time
 }
 
@@ -108,12 +128,12 @@ var InboxPolicy = queue.Policy{MaxAttempts: 5, Timeout: queue.DefaultTimeout, Ba
 	return d
 }}
 
-// RegisterInboxJobs registers inbox.process (InboxPolicy) and the answers
-// to quote requests, accept_quote and reject_quote (deliveries:
+// RegisterInboxProcess registers inbox.process (InboxPolicy) and the
+// answers to quote requests, accept_quote and reject_quote (deliveries:
 // queue.DeliveryPolicy).
-func RegisterInboxJobs(r *worker.Registry, d ProcessDeps) {
+func RegisterInboxProcess(r *worker.Registry, d ProcessDeps) {
 	p := NewProcessor(d)
-	worker.Register(r, topicInboxProcess, InboxPolicy, func(ctx context.Context, j inboxItemJob, _ *queue.Job) error {
+	worker.Register(r, TopicInboxProcess, InboxPolicy, func(ctx context.Context, j InboxJob, _ *queue.Job) error {
 		return p.Process(ctx, j.Item)
 	})
 	worker.Register(r, TopicAcceptQuote, queue.DeliveryPolicy, p.answerQuote)
@@ -130,6 +150,9 @@ type Processor struct {
 func NewProcessor(d ProcessDeps) *Processor {
 	if d.Now == nil {
 		d.Now = time.Now
+		if d.Keys != nil {
+			d.Now = d.Keys.now
+		}
 	}
 	log := d.Log
 	if log == nil {
@@ -275,12 +298,14 @@ func (p *Processor) localPost(ctx context.Context, iri string) (*murlog.Post, *m
 	var (
 		post  *murlog.Post
 		owner *murlog.Persona
+		now   time.Time
 	)
 	err := p.d.Store.View(ctx, func(tx store.Tx) error {
 		var err error
 		if post, err = tx.Posts().Get(id); err != nil {
 			return err
 		}
+		now = tx.Now()
 		owner, err = tx.Personas().Get(post.PersonaID)
 		return err
 	})
@@ -291,7 +316,7 @@ func (p *Processor) localPost(ctx context.Context, iri string) (*murlog.Post, *m
 		return nil, nil, err
 	}
 	// Drafts and scheduled posts do not exist for the fediverse.
-	if !strings.EqualFold(owner.Username, name) || post.PublishedAt == nil || post.PublishedAt.After(p.d.Now()) {
+	if !strings.EqualFold(owner.Username, name) || post.PublishedAt == nil || post.PublishedAt.After(now) {
 		return nil, nil, nil
 	}
 	return post, owner, nil

@@ -10,74 +10,47 @@ import (
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/activitypub"
-	"github.com/murlog/murlog/markup"
 	"github.com/murlog/murlog/store"
 )
 
 // Actors: Update of a Person, Move, and turning a decoded actor into the
 // cached record.
 
-// ActorRecord turns a decoded remote actor into the record murlog caches,
-// every text field made safe: the display name and field names as plain
-// text, the bio and field values through the remote sanitizer, links and
-// inboxes only as absolute http(s) URLs, the inbox on the actor's own
-// server. Its RSA key is the publicKey the actor owns; its Ed25519 key the
-// first Multikey it controls. fetched is when the document was read.
+// ActorRecord turns a decoded remote actor into the record murlog caches:
+// the resolver's sanitized form (actorOf), held to what an actor may say
+// about itself — a user name, an inbox on its own server, collections and
+// keys on its own server, links only as absolute http(s) URLs — and with
+// the names reduced to text (tags dropped). fetched is when the document
+// was read.
 func ActorRecord(o *activitypub.Object, fetched time.Time) (*murlog.RemoteActor, error) {
 	if !o.IsActor() {
 		return nil, murlog.Invalid("type", "%q is not an actor type", o.Type)
 	}
-	domain := activitypub.HostOf(o.ID)
-	if domain == "" {
+	if activitypub.HostOf(o.ID) == "" {
 		return nil, murlog.Invalid("id", "is not an http(s) URL")
-	}
-	username := plainText(o.PreferredUsername, 200)
-	if username == "" || strings.ContainsAny(username, "@/ ") {
-		return nil, murlog.Invalid("preferredUsername", "missing or not a user name")
 	}
 	if !activitypub.SameOrigin(o.Inbox, o.ID) {
 		return nil, murlog.Invalid("inbox", "missing or not on the actor's server")
 	}
-	policy := markup.RemotePolicy()
-	a := &murlog.RemoteActor{
-		URI: o.ID, Username: username, Domain: domain, Type: o.Type,
-		DisplayName:  plainText(o.Name, 500),
-		Summary:      markup.Sanitize(o.Summary, policy),
-		URL:          httpURL(o.URL),
-		Inbox:        o.Inbox,
-		Outbox:       sameOrigin(o.Outbox, o.ID),
-		Followers:    sameOrigin(o.Followers, o.ID),
-		Following:    sameOrigin(o.Following, o.ID),
-		Featured:     sameOrigin(o.Featured, o.ID),
-		Locked:       o.ManuallyApprovesFollowers,
-		Discoverable: o.Discoverable,
-		MovedTo:      httpURL(o.MovedTo),
-		FetchedAt:    fetched, CreatedAt: fetched, UpdatedAt: fetched,
+	a := actorOf(o)
+	if a.Username = plainText(a.Username, MaxDisplayName); a.Username == "" || strings.ContainsAny(a.Username, "@/ ") {
+		return nil, murlog.Invalid("preferredUsername", "missing or not a user name")
 	}
-	// A shared inbox may live on another host of the same operator, but
-	// it must be a real URL.
-	a.SharedInbox = httpURL(o.Endpoints.SharedInbox)
-	if o.Icon != nil {
-		a.AvatarURL = httpURL(o.Icon.URL)
+	a.DisplayName = plainText(a.DisplayName, MaxDisplayName)
+	for i := range a.Fields {
+		a.Fields[i].Name = plainText(a.Fields[i].Name, MaxDisplayName)
 	}
-	if o.Image != nil {
-		a.HeaderURL = httpURL(o.Image.URL)
+	a.URL, a.SharedInbox, a.MovedTo = httpURL(a.URL), httpURL(a.SharedInbox), httpURL(a.MovedTo)
+	a.AvatarURL, a.HeaderURL = httpURL(a.AvatarURL), httpURL(a.HeaderURL)
+	a.Outbox, a.Followers = sameOrigin(a.Outbox, o.ID), sameOrigin(a.Followers, o.ID)
+	a.Following, a.Featured = sameOrigin(a.Following, o.ID), sameOrigin(a.Featured, o.ID)
+	if !activitypub.SameOrigin(a.KeyID, o.ID) {
+		a.KeyID, a.PublicKeyPEM = "", ""
 	}
-	for _, f := range o.Fields() {
-		a.Fields = append(a.Fields, murlog.Field{Name: plainText(f.Name, 500), Value: markup.Sanitize(f.Value, policy)})
+	if !activitypub.SameOrigin(a.Ed25519KeyID, o.ID) {
+		a.Ed25519KeyID, a.Ed25519Key = "", ""
 	}
-	for _, k := range o.PublicKey {
-		if k.PublicKeyPem != "" && (k.Owner == "" || k.Owner == o.ID) && activitypub.SameOrigin(k.ID, o.ID) {
-			a.KeyID, a.PublicKeyPEM = k.ID, k.PublicKeyPem
-			break
-		}
-	}
-	for _, k := range o.AssertionMethod {
-		if k.PublicKeyMultibase != "" && k.Controller == o.ID && activitypub.SameOrigin(k.ID, o.ID) {
-			a.Ed25519KeyID, a.Ed25519Key = k.ID, k.PublicKeyMultibase
-			break
-		}
-	}
+	a.FetchedAt, a.CreatedAt, a.UpdatedAt = fetched, fetched, fetched
 	return a, nil
 }
 
@@ -122,7 +95,10 @@ func (p *Processor) refreshActor(ctx context.Context, old *murlog.RemoteActor, o
 	if a.MovedTo == "" {
 		a.MovedTo = old.MovedTo // recorded by a Move, which the Update may not repeat
 	}
-	return p.d.Store.Update(ctx, func(tx store.Tx) error { return tx.RemoteActors().Upsert(a) })
+	return p.d.Store.Update(ctx, func(tx store.Tx) error {
+		a.FetchedAt, a.UpdatedAt = tx.Now(), tx.Now()
+		return tx.RemoteActors().Upsert(a)
+	})
 }
 
 // move handles an actor's Move to another account. As Mastodon, it is

@@ -43,76 +43,6 @@ func (s socialPort) RejectedFollow(ctx context.Context, actorID, activityURI, pe
 	return s.Rejected(ctx, actorID, social.FollowRef{ActivityURI: activityURI, PersonaID: personaID})
 }
 
-// items holds inbox items as the inbox endpoint stores them; Done clears
-// the body and keeps the row, as inbox_items does.
-type items struct {
-	mu   sync.Mutex
-	rows map[string]*item
-}
-
-type item struct {
-	actor, persona string
-	body           []byte
-	done           bool
-}
-
-func (it *items) Get(_ context.Context, id string) (string, string, []byte, error) {
-	it.mu.Lock()
-	defer it.mu.Unlock()
-	r, ok := it.rows[id]
-	if !ok || r.done {
-		return "", "", nil, murlog.NotFound("inbox item")
-	}
-	return r.actor, r.persona, r.body, nil
-}
-
-func (it *items) Done(_ context.Context, id string) error {
-	it.mu.Lock()
-	defer it.mu.Unlock()
-	if r, ok := it.rows[id]; ok {
-		r.done, r.body = true, nil
-	}
-	return nil
-}
-
-// fetcher fetches remote documents unsigned through the real outbound
-// client and caches actors as the resolver does, with ActorRecord.
-type fetcher struct {
-	out   *outbound.Client
-	st    store.Store
-	mu    sync.Mutex
-	count int
-}
-
-func (f *fetcher) FetchObject(ctx context.Context, uri string) (*activitypub.Object, error) {
-	f.mu.Lock()
-	f.count++
-	f.mu.Unlock()
-	resp, err := f.out.Get(ctx, uri, activitypub.MediaType, nil)
-	if err != nil {
-		return nil, err
-	}
-	return activitypub.Decode(resp.Body)
-}
-
-func (f *fetcher) fetches() int { f.mu.Lock(); defer f.mu.Unlock(); return f.count }
-
-func (f *fetcher) Resolve(ctx context.Context, uri string) (*murlog.RemoteActor, error) {
-	var a *murlog.RemoteActor
-	err := f.st.View(ctx, func(tx store.Tx) (err error) { a, err = tx.RemoteActors().GetByURI(uri); return err })
-	if err == nil || murlog.ErrorCode(err) != murlog.ENotFound {
-		return a, err
-	}
-	o, err := f.FetchObject(ctx, uri)
-	if err != nil {
-		return nil, err
-	}
-	if a, err = federation.ActorRecord(o, time.Now()); err != nil {
-		return nil, err
-	}
-	return a, f.st.Update(ctx, func(tx store.Tx) error { return tx.RemoteActors().Upsert(a) })
-}
-
 // peer is a loopback fediverse server: documents by path (503 under
 // /down/), and an inbox recording what it is sent.
 type peer struct {
@@ -120,11 +50,13 @@ type peer struct {
 	mu   sync.Mutex
 	docs map[string]string
 	got  [][]byte
+	gets int
 }
 
 func (r *peer) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.gets++
 	if req.Method == http.MethodPost {
 		b, _ := io.ReadAll(req.Body)
 		r.got = append(r.got, b)
@@ -152,6 +84,12 @@ func (r *peer) put(path, doc string) string {
 	return r.srv.URL + path
 }
 
+func (r *peer) fetches() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.gets
+}
+
 func (r *peer) posts() [][]byte {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -166,8 +104,6 @@ type penv struct {
 	svc    *social.Service
 	proc   *federation.Processor
 	deps   federation.ProcessDeps
-	items  *items
-	fetch  *fetcher
 	remote *peer
 	logs   *testsite.SyncBuffer
 	owner  *murlog.Persona
@@ -186,17 +122,19 @@ func newPenv(t testing.TB) *penv {
 	r := &peer{docs: map[string]string{}}
 	r.srv = httptest.NewServer(r)
 	t.Cleanup(r.srv.Close)
-	e := &penv{t: t, db: db, svc: social.New(db, procSite), items: &items{rows: map[string]*item{}},
-		fetch: &fetcher{out: out, st: db}, remote: r, logs: &testsite.SyncBuffer{}}
-	e.deps = federation.ProcessDeps{Site: procSite, Store: db, Social: socialPort{e.svc}, Items: e.items, Fetcher: e.fetch,
-		Out: out, Keys: federation.NewKeys(procSite, nil),
-		Log: slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
-	e.proc = federation.NewProcessor(e.deps)
+	e := &penv{t: t, db: db, svc: social.New(db, procSite), remote: r, logs: &testsite.SyncBuffer{}}
 	e.owner = storetest.NewPersona("owner", true, time.Now())
 	if e.owner.PublicKeyPEM, e.owner.PrivateKeyPEM, err = persona.NewKeyPair(); err != nil {
 		t.Fatal(err)
 	}
 	e.update(func(tx store.Tx) error { return tx.Personas().Create(e.owner) })
+	log := slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	keys := federation.NewKeys(procSite, nil)
+	resolver := federation.NewResolver(federation.ResolverDeps{Site: procSite, Store: db, Keys: keys, Client: out, Log: log,
+		Primary: func(context.Context) (*murlog.Persona, error) { return e.owner, nil }})
+	e.deps = federation.ProcessDeps{Site: procSite, Store: db, Social: socialPort{e.svc}, Items: federation.StoreItems{Store: db},
+		Fetcher: resolver, Out: out, Keys: keys, Log: log}
+	e.proc = federation.NewProcessor(e.deps)
 	return e
 }
 
@@ -247,15 +185,34 @@ func (e *penv) fixtureActor(name string) *murlog.RemoteActor {
 	return e.actor(fixture(e.t, name))
 }
 
-// deliver stores body as an inbox item signed by actorURI (to the shared
-// inbox) and processes it.
-func (e *penv) deliver(actorURI, body string) error {
+// item stores body as an inbox item signed by actorURI (to the shared
+// inbox). Each is a new item, as if the same activity came twice under
+// different ids, or the job ran again after a crash before Done: what the
+// processing itself must take without a second write.
+func (e *penv) item(actorURI, body string) string {
 	e.t.Helper()
 	id := murlog.NewID()
-	e.items.mu.Lock()
-	e.items.rows[id] = &item{actor: actorURI, body: []byte(body)}
-	e.items.mu.Unlock()
-	return e.proc.Process(ctx, id)
+	e.update(func(tx store.Tx) error {
+		a, err := tx.RemoteActors().GetByURI(actorURI)
+		if err != nil {
+			return err
+		}
+		_, err = tx.InboxItems().Put(id, a.ID, "", []byte(body), tx.Now())
+		return err
+	})
+	return id
+}
+
+// stored returns inbox item id.
+func (e *penv) stored(id string) *store.InboxItem {
+	e.t.Helper()
+	return find(e, func(tx store.Tx) (*store.InboxItem, error) { return tx.InboxItems().Get(id) })
+}
+
+// deliver stores body as an inbox item and processes it.
+func (e *penv) deliver(actorURI, body string) error {
+	e.t.Helper()
+	return e.proc.Process(ctx, e.item(actorURI, body))
 }
 
 // ok delivers and fails the test on an error.
@@ -363,7 +320,7 @@ func (e *penv) follow(a *murlog.RemoteActor) *murlog.Follow {
 func (e *penv) runJobs() {
 	e.t.Helper()
 	reg := worker.NewRegistry()
-	federation.RegisterInboxJobs(reg, e.deps)
+	federation.RegisterInboxProcess(reg, e.deps)
 	q := queue.New(e.db.Queue(), queue.Options{Policies: reg})
 	w := worker.New(worker.Options{Queue: q, Inspector: q, Registry: reg, Logger: slog.New(slog.DiscardHandler)})
 	if _, err := w.RunOnce(ctx, 5*time.Second); err != nil {

@@ -318,8 +318,8 @@ func TestProcessAnnounce(t *testing.T) {
 				"to":["https://www.w3.org/ns/activitystreams#Public"],"object":"` + object + `"}`
 		}
 		e.ok(alice.URI, announce("b0", public))
-		if e.fetch.fetches() != 0 || e.remotePost(public) != nil {
-			t.Errorf("a boost by an actor nobody follows was fetched (%d) or stored", e.fetch.fetches())
+		if e.remote.fetches() != 0 || e.remotePost(public) != nil {
+			t.Errorf("a boost by an actor nobody follows was fetched (%d) or stored", e.remote.fetches())
 		}
 		e.follow(alice)
 		e.ok(alice.URI, announce("b1", public))
@@ -336,12 +336,11 @@ func TestProcessAnnounce(t *testing.T) {
 			t.Errorf("refusal %v not logged with its reason:\n%s", err, e.logs)
 		}
 		// A server that is down is retried: not refused, the item kept.
-		id := murlog.NewID()
-		e.items.rows[id] = &item{actor: alice.URI, body: []byte(announce("b3", e.remote.srv.URL+"/down/1"))}
+		id := e.item(alice.URI, announce("b3", e.remote.srv.URL+"/down/1"))
 		if err := e.proc.Process(ctx, id); err == nil || queue.IsPermanent(err) {
 			t.Errorf("fetch from a server answering 503: err = %v; want a retry", err)
 		}
-		if e.items.rows[id].done {
+		if it := e.stored(id); it.Done || len(it.Body) == 0 {
 			t.Error("an item to retry was marked done")
 		}
 		e.ok(alice.URI, `{"id":"`+alice.URI+`#undo-b1","type":"Undo","actor":"`+alice.URI+`","object":`+announce("b1", public)+`}`)

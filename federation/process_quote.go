@@ -86,10 +86,10 @@ func (p *Processor) quoteRequest(ctx context.Context, a *activity) error {
 	if err != nil {
 		return err
 	}
-	allowed := site.AllowQuotes && post.PublicAt(p.now()) && activitypub.SameOrigin(quoting, a.actor.URI)
+	allowed := site.AllowQuotes && activitypub.SameOrigin(quoting, a.actor.URI)
 	topic := TopicAcceptQuote
 	return p.d.Store.Update(ctx, func(tx store.Tx) error {
-		if allowed {
+		if allowed = allowed && post.PublicAt(tx.Now()); allowed {
 			blocked, err := tx.DomainBlocks().Has(a.actor.Domain)
 			if err != nil {
 				return err

@@ -1,12 +1,15 @@
 package federation_test
 
 import (
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/federation"
+	"github.com/murlog/murlog/httpsig"
 	"github.com/murlog/murlog/settings"
 	"github.com/murlog/murlog/store"
 )
@@ -335,16 +338,44 @@ func TestProcessBadInput(t *testing.T) {
 func TestProcessJobRegistered(t *testing.T) {
 	e := newPenv(t)
 	a := e.fixtureActor("mastodon/actor.json")
-	id := murlog.NewID()
-	e.items.rows[id] = &item{actor: a.URI, body: []byte(fixture(t, "mastodon/follow.json"))}
+	id := e.item(a.URI, fixture(t, "mastodon/follow.json"))
 	e.update(func(tx store.Tx) error {
-		return tx.Jobs().Enqueue(queueJob(t, "inbox.process", `{"item":"`+id+`"}`))
+		return tx.Jobs().Enqueue(queueJob(t, federation.TopicInboxProcess, `{"item":"`+id+`"}`))
 	})
 	e.runJobs()
 	if f := e.follower(a); f == nil {
 		t.Fatal("the inbox.process job did not process its item")
 	}
-	if r := e.items.rows[id]; !r.done || r.body != nil {
-		t.Errorf("item not done after processing: %+v", r)
+	if it := e.stored(id); !it.Done || it.Body != nil {
+		t.Errorf("item not done after processing: %+v", it)
+	}
+}
+
+// TestProcessThroughTheApp follows a signed Follow from the inbox
+// endpoint through the app's worker: the inbox.process job registered by
+// the app processes the stored item.
+func TestProcessThroughTheApp(t *testing.T) {
+	s, c := inboxSite(t)
+	rm := newRemote(t)
+	ann := rm.add(&remoteActor{name: "ann", key: readKey(t, "rsa-a")})
+	uri := rm.actorURI(ann)
+	body := []byte(`{"@context":"https://www.w3.org/ns/activitystreams","id":"` + uri + `/follows/1","type":"Follow",
+		"actor":"` + uri + `","object":"` + s.Server.URL + `/@alice"}`)
+	wantStatus(t, send(t, rm.signed(t, s.Server.URL, "/@alice/inbox", ann, body, httpsig.Cavage, c.now())), http.StatusAccepted, "follow")
+	if _, err := s.App.NewWorker("test").RunOnce(ctx, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	a := storedActor(t, s, uri)
+	var f *murlog.Follower
+	err := s.App.Store().View(ctx, func(tx store.Tx) error {
+		p, err := tx.Personas().Primary()
+		if err != nil {
+			return err
+		}
+		f, err = tx.Followers().GetByActor(p.ID, a.ID)
+		return err
+	})
+	if err != nil || f.State != murlog.FollowAccepted {
+		t.Fatalf("follower = %+v, %v; want accepted\n%s", f, err, s.Logs)
 	}
 }
