@@ -98,10 +98,10 @@ type runtime struct {
 	social    *social.Service     // nil until setup is complete
 	keys      *federation.Keys    // the personas' signers; nil until setup is complete
 	fedJobs   *worker.Registry    // the federation job handlers; nil until setup is complete
-	log       *slog.Logger        // the app's logger, for the federation job handlers
 	resolver  *federation.Resolver
 	verifier  *federation.Verifier
 	inbox     *federation.Inbox // nil until setup is complete
+	mentions  post.Mentions     // resolves mentions at post time; nil until a resolver is wired
 }
 
 // New loads the config and, when murlog.ini exists, opens the database.
@@ -247,7 +247,7 @@ func (a *App) wire(ctx context.Context, cfg *config.Config, eng *engine) (*runti
 		changed = rt.fed.Invalidate
 	}
 	rpc := api.New(api.Deps{Site: rt.site, Cookies: cookies, Auth: rt.auth, Personas: persona.New(db),
-		Posts: post.New(db, rt.site), Settings: settings.New(db), Domains: domains.New(db), Queue: rt.queue, Now: a.opts.Now,
+		Posts: newPosts(rt), Settings: settings.New(db), Domains: domains.New(db), Queue: rt.queue, Now: a.opts.Now,
 		Changed: changed}, a.log)
 	rt.api = httpd.Authenticate(rt.auth, cookies, cfg.TrustedProxy, rt.site, rpc)
 	return rt, nil

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"log/slog"
 
 	"github.com/murlog/murlog/federation"
 	"github.com/murlog/murlog/social"
@@ -27,9 +28,9 @@ func (s socialPort) RejectedFollow(ctx context.Context, actorID, activityURI, pe
 // registerFederationJobs): the items the inbox endpoint stored, the
 // resolver's signed GETs, the social service. For the prototype runtime
 // the handlers are built but never run.
-func registerInboxProcess(r *worker.Registry, rt *runtime) {
+func registerInboxProcess(r *worker.Registry, rt *runtime, log *slog.Logger) {
 	d := federation.ProcessDeps{Site: rt.site, Store: rt.eng.store, Items: federation.StoreItems{Store: rt.eng.store},
-		Keys: rt.keys, Log: rt.log}
+		Keys: rt.keys, Log: log}
 	if rt.out != nil {
 		d.Out = rt.out
 	}
