@@ -67,7 +67,12 @@ type postView struct {
 }
 
 func (s *Server) postView(ctx context.Context, p *murlog.Post, asOwner bool) (*postView, error) {
-	username, err := s.names.get(ctx, p.PersonaID, s.deps.Personas)
+	return s.postViewWith(ctx, p, asOwner, s.deps.Personas)
+}
+
+// postViewWith is postView reading an uncached username through ps.
+func (s *Server) postViewWith(ctx context.Context, p *murlog.Post, asOwner bool, ps personaGetter) (*postView, error) {
+	username, err := s.names.get(ctx, p.PersonaID, ps)
 	if err != nil {
 		return nil, err
 	}
