@@ -8,7 +8,7 @@ import (
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/activitypub"
-	"github.com/murlog/murlog/markup"
+	"github.com/murlog/murlog/federation"
 )
 
 // The methods that read a remote server live (actors.outbox, followers,
@@ -229,7 +229,11 @@ func (s *Server) postsPage(ctx context.Context, personaID string, a *murlog.Remo
 		if o == nil || !isPostType(o.Type) || !authoredBy(o, a) {
 			continue
 		}
-		posts = append(posts, remotePostOf(o, a))
+		rp, err := federation.RemotePostOf(s.deps.Site, a, o, s.deps.Now())
+		if err != nil {
+			continue // attributed to someone else: not this actor's post
+		}
+		posts = append(posts, rp)
 	}
 	items2, err := viewed(s, ctx, personaID, func(v *views) ([]*remotePostView, error) {
 		return mapViews(posts, func(rp *murlog.RemotePost) (*remotePostView, error) {
@@ -261,44 +265,6 @@ func authoredBy(o *activitypub.Object, a *murlog.RemoteActor) bool {
 	return o.AttributedTo.First().ID == a.URI && activitypub.SameOrigin(o.ID, a.URI)
 }
 
-// remotePostOf turns a decoded post of a into a remote post, its HTML
-// through the remote sanitizer policy.
-func remotePostOf(o *activitypub.Object, a *murlog.RemoteActor) *murlog.RemotePost {
-	rp := &murlog.RemotePost{URI: o.ID, ActorID: a.ID, Type: o.Type, URL: o.URL, Name: o.Name,
-		Content: markup.Sanitize(o.Content, markup.RemotePolicy()), Summary: markup.Sanitize(o.Summary, markup.RemotePolicy()),
-		Sensitive: o.Sensitive || o.Summary != "", Visibility: activitypub.VisibilityOf(o, a.Followers),
-		InReplyTo: o.InReplyTo, QuoteOf: o.QuoteOf, PublishedAt: o.Published}
-	if rp.URL == "" {
-		rp.URL = o.ID
-	}
-	if !o.Updated.IsZero() {
-		u := o.Updated
-		rp.UpdatedAt = &u
-	}
-	if len(o.ContentMap) == 1 {
-		for lang := range o.ContentMap {
-			rp.Language = lang
-		}
-	}
-	for _, at := range o.Attachment {
-		// Only http(s) media, never a javascript: or data: URL.
-		if activitypub.HostOf(at.URL) != "" && at.Type != "PropertyValue" && at.Type != "Link" {
-			rp.Attachments = append(rp.Attachments, murlog.RemoteAttachment{Type: at.Type, MediaType: at.MediaType,
-				URL: at.URL, Name: at.Name, Blurhash: at.Blurhash})
-		}
-	}
-	for _, t := range o.Tag {
-		switch t.Type {
-		case "Hashtag":
-			rp.Tags = append(rp.Tags, strings.TrimPrefix(t.Name, "#"))
-		case "Mention":
-			if t.Href != "" {
-				rp.Mentions = append(rp.Mentions, t.Href)
-			}
-		}
-	}
-	return rp
-}
 
 // remotePostID finds the remote post a favourite or reblog names: by
 // post_id, or by uri — cached, or (when fetch is set) fetched, checked
@@ -354,7 +320,10 @@ func (s *Server) remotePostID(ctx context.Context, personaID, postID, uri string
 	if !authoredBy(o, a) {
 		return "", murlog.Errorf(murlog.EUnavailable, "%s: the post is not on its author's server", host)
 	}
-	rp := remotePostOf(o, a)
+	rp, err := federation.RemotePostOf(s.deps.Site, a, o, s.deps.Now())
+	if err != nil {
+		return "", murlog.Errorf(murlog.EUnavailable, "%s: %s", host, murlog.ErrorMessage(err))
+	}
 	if err := s.deps.Social.Store(ctx, rp); err != nil {
 		return "", err
 	}

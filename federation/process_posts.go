@@ -225,6 +225,17 @@ func (p *Processor) cacheQuoted(ctx context.Context, uri string) error {
 // HTML through the remote sanitizer, its visibility from its addressing.
 // The object must be attributed to the actor.
 func (p *Processor) remotePost(actor *murlog.RemoteActor, o *activitypub.Object) (*murlog.RemotePost, error) {
+	return RemotePostOf(p.d.Site, actor, o, p.d.Now())
+}
+
+// RemotePostOf turns a remote object by actor into the post murlog
+// keeps: its HTML through the remote sanitizer, text fields plain and
+// capped, links http(s) only, an Article, Page or the like shown as its
+// linked title (Question: its text and a link to vote), and the mentions
+// of this site's personas collected. It refuses an object attributed to
+// someone else than actor. now dates an object with no published time.
+// The inbox and the API's fetches of remote posts both use it.
+func RemotePostOf(site murlog.Site, actor *murlog.RemoteActor, o *activitypub.Object, now time.Time) (*murlog.RemotePost, error) {
 	if owner := o.AttributedTo.First().ID; owner != actor.URI {
 		return nil, refuse("%s is attributed to %q, not to its sender %s", o.ID, owner, actor.URI)
 	}
@@ -252,7 +263,7 @@ func (p *Processor) remotePost(actor *murlog.RemoteActor, o *activitypub.Object)
 		InReplyTo:  o.InReplyTo,
 		QuoteOf:    o.QuoteOf,
 		Language:   lang,
-		Mentions:   p.mentions(o),
+		Mentions:   mentionsOf(site, o),
 	}
 	if post.URL == "" {
 		post.URL = o.ID
@@ -292,7 +303,7 @@ func (p *Processor) remotePost(actor *murlog.RemoteActor, o *activitypub.Object)
 	}
 	post.PublishedAt = o.Published
 	if post.PublishedAt.IsZero() {
-		post.PublishedAt = p.d.Now().UTC()
+		post.PublishedAt = now.UTC()
 	}
 	if !o.Updated.IsZero() {
 		u := o.Updated
@@ -307,7 +318,7 @@ const maxMentions = 64
 // mentions lists the actors a post mentions: its Mention tags, and the
 // personas it is addressed to without a tag (a direct message from a
 // server that tags nobody), so each hears of it.
-func (p *Processor) mentions(o *activitypub.Object) []string {
+func mentionsOf(site murlog.Site, o *activitypub.Object) []string {
 	var out []string
 	seen := map[string]bool{}
 	add := func(iri string) {
@@ -321,7 +332,7 @@ func (p *Processor) mentions(o *activitypub.Object) []string {
 			add(t.Href)
 		}
 	}
-	local := p.d.Site.ActorURL("")
+	local := site.ActorURL("")
 	for _, list := range [][]string{o.To, o.Cc} {
 		for _, iri := range list {
 			if name, ok := strings.CutPrefix(iri, local); ok && name != "" && !strings.ContainsAny(name, "/#?") {
