@@ -182,3 +182,7 @@ func (r posts) publicSortKey(id string, now int64) (int64, error) {
 	}
 	return pub, err
 }
+
+func (r posts) Replies(uri string, limit int) ([]*murlog.Post, error) {
+	return many(r.t, "SELECT "+postCols+" FROM posts WHERE in_reply_to = ? ORDER BY id LIMIT ?", scanPost, uri, limit)
+}
