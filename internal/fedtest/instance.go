@@ -33,6 +33,10 @@ type Options struct {
 	// Env adds MURLOG_* overrides (MURLOG_SCHEME=http and
 	// MURLOG_ALLOW_PRIVATE_NETWORK=1 are always set).
 	Env map[string]string
+	// CavageOnly makes the instance a peer that speaks only
+	// draft-cavage: it signs with cavage alone and its inbox refuses RFC
+	// 9421 signatures with 401 (app.Options.CavageOnly).
+	CavageOnly bool
 	// App, when set, adjusts the app options before app.New (test-only
 	// knobs such as a peer that speaks only draft-cavage).
 	App func(*app.Options)
@@ -81,7 +85,7 @@ func Start(tb testing.TB, names *Names, o Options) *Instance {
 		Logger:     slog.New(slog.NewJSONHandler(in.Logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Stderr:     in.Logs,
 	}
-	federate(&opts, names)
+	federate(&opts, names, o.CavageOnly)
 	if o.App != nil {
 		o.App(&opts)
 	}
