@@ -24,6 +24,7 @@ import (
 	"github.com/murlog/murlog/domains"
 	"github.com/murlog/murlog/httpd"
 	"github.com/murlog/murlog/metrics"
+	"github.com/murlog/murlog/outbound"
 	"github.com/murlog/murlog/persona"
 	"github.com/murlog/murlog/post"
 	"github.com/murlog/murlog/queue"
@@ -51,6 +52,11 @@ type Options struct {
 	OneShot bool
 	// Stderr receives the worker's job logs; os.Stderr when nil.
 	Stderr io.Writer
+	// Resolver looks up the addresses of remote hosts for the outbound
+	// client; the system resolver when nil. Federation tests inject one
+	// that maps names like alpha.test to loopback addresses, so they need
+	// not edit /etc/hosts.
+	Resolver outbound.Resolver
 }
 
 // App is a running murlog instance.
@@ -85,6 +91,7 @@ type runtime struct {
 	ledger    worker.Ledger // run-once ledger while migrating
 	registry  *worker.Registry
 	metrics   http.Handler
+	out       *outbound.Client // every remote fetch and delivery
 }
 
 // New loads the config and, when murlog.ini exists, opens the database.
@@ -217,6 +224,7 @@ func (a *App) wire(ctx context.Context, cfg *config.Config, eng *engine) (*runti
 		return nil, err
 	}
 	rt.metrics = metrics.Handler(cfg.MetricsToken, metricsSource{rt})
+	rt.out = a.newOutbound(cfg, rt.site)
 	rt.auth = auth.New(db)
 	rt.setup = setup.New(db)
 	rt.setup.KeyPair = a.opts.KeyPair

@@ -61,12 +61,16 @@ type Config struct {
 	// QueueSingleWrite ends dual writing (migration phase 3): jobs go to
 	// the queue read from only.
 	QueueSingleWrite bool
+	// AllowPrivateNetwork lets federation reach loopback and private
+	// addresses, which the outbound address guard refuses otherwise. For
+	// tests and labs only: on a real site it opens the door to SSRF.
+	AllowPrivateNetwork bool
 }
 
 // Keys lists every key murlog.ini accepts, in the order they are written.
 var Keys = []string{"db_driver", "data_dir", "media_path", "web_dir", "listen", "scheme", "trusted_proxy", "log_level",
 	"worker_min_concurrency", "worker_max_concurrency", "metrics_token", "queue_dual_write", "queue_read_from",
-	"queue_single_write"}
+	"queue_single_write", "allow_private_network"}
 
 // Default returns the configuration murlog assumes for an ini at path that
 // does not exist yet.
@@ -214,14 +218,9 @@ func (c *Config) set(key, v string) error {
 		}
 		c.QueueDualWrite = "sqlite:" + p
 	case "queue_single_write":
-		switch v {
-		case "true", "1", "yes":
-			c.QueueSingleWrite = true
-		case "false", "0", "no":
-			c.QueueSingleWrite = false
-		default:
-			return fmt.Errorf("must be true or false, not %q", v)
-		}
+		c.QueueSingleWrite, err = boolean(v)
+	case "allow_private_network":
+		c.AllowPrivateNetwork, err = boolean(v)
 	case "queue_read_from":
 		if v != "primary" && v != "secondary" {
 			return fmt.Errorf("must be primary or secondary, not %q", v)
@@ -254,6 +253,17 @@ func positive(v string, lo, hi int) (int, error) {
 		return 0, fmt.Errorf("must be a whole number from %d to %d, not %q", lo, hi, v)
 	}
 	return n, nil
+}
+
+// boolean parses the spellings of true and false murlog.ini accepts.
+func boolean(v string) (bool, error) {
+	switch v {
+	case "true", "1", "yes":
+		return true, nil
+	case "false", "0", "no":
+		return false, nil
+	}
+	return false, fmt.Errorf("must be true or false, not %q", v)
 }
 
 // Validate checks relations between keys that no single key can.

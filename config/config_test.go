@@ -261,6 +261,28 @@ func TestWorkerAndQueueKeys(t *testing.T) {
 	}
 }
 
+func TestAllowPrivateNetwork(t *testing.T) {
+	p := writeIni(t, "allow_private_network = true\n")
+	if d := Default(p); d.AllowPrivateNetwork {
+		t.Error("allow_private_network defaults to true; want false")
+	}
+	for _, tc := range []struct {
+		env  string
+		want bool
+	}{{"", true}, {"false", false}, {"0", false}, {"yes", true}} {
+		c, err := Load(p, env(map[string]string{"MURLOG_ALLOW_PRIVATE_NETWORK": tc.env}))
+		if err != nil || c.AllowPrivateNetwork != tc.want {
+			t.Errorf("ini true, MURLOG_ALLOW_PRIVATE_NETWORK=%q: got %v, %v; want %v", tc.env, c.AllowPrivateNetwork, err, tc.want)
+		}
+	}
+	if _, err := Load(writeIni(t, "allow_private_network = sometimes\n"), env(nil)); err == nil || !strings.Contains(err.Error(), `key "allow_private_network": must be true or false`) {
+		t.Errorf("bad value: err = %v; want the key and true or false", err)
+	}
+	if _, err := Load(p, env(map[string]string{"MURLOG_ALLOW_PRIVATE_NETWORK": "on"})); err == nil || !strings.Contains(err.Error(), "MURLOG_ALLOW_PRIVATE_NETWORK") {
+		t.Errorf("bad override: err = %v; want it to name the variable", err)
+	}
+}
+
 // TestPathsRefuseControlCharacters: a path with a control character (or a
 // byte that is not UTF-8) could pass for another path on a page or in a log.
 func TestPathsRefuseControlCharacters(t *testing.T) {

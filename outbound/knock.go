@@ -1,0 +1,129 @@
+package outbound
+
+import (
+	"container/list"
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+)
+
+// Scheme is an HTTP signature generation. The Signer does the signing;
+// outbound only chooses which one to ask for.
+type Scheme int
+
+// The schemes, in the order they are tried.
+const (
+	SchemeRFC9421 Scheme = iota // RFC 9421 HTTP Message Signatures
+	SchemeCavage                // draft-cavage-http-signatures-12
+)
+
+func (s Scheme) String() string {
+	if s == SchemeCavage {
+		return "cavage"
+	}
+	return "rfc9421"
+}
+
+// Signer signs one outgoing request (headers already set, body given in
+// full) with the scheme asked for. It is implemented over package httpsig.
+type Signer interface {
+	Sign(r *http.Request, body []byte, s Scheme) error
+}
+
+// knock sends r, signed as the domain's Memory says or RFC 9421 first;
+// an unknown domain that refuses RFC 9421 with 401/403 gets one more try
+// with cavage. exhausted reports that a 401/403 cannot be fixed by
+// another scheme (both were tried, or the request was not signed).
+func (c *Client) knock(ctx context.Context, r request, s Signer) (resp *http.Response, exhausted bool, err error) {
+	if s == nil {
+		resp, err = c.send(ctx, r, nil, 0)
+		return resp, true, err
+	}
+	domain := strings.ToLower(r.u.Host)
+	scheme, known := c.mem.Scheme(domain)
+	if !known {
+		scheme = SchemeRFC9421
+	}
+	resp, err = c.send(ctx, r, s, scheme)
+	if err != nil {
+		return nil, false, err
+	}
+	switch {
+	case known:
+		return resp, false, nil
+	case ok(resp.StatusCode):
+		c.mem.Remember(domain, scheme)
+		return resp, false, nil
+	case resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden:
+		return resp, false, nil
+	}
+	discard(resp)
+	resp, err = c.send(ctx, r, s, SchemeCavage)
+	if err != nil {
+		return nil, false, err
+	}
+	if ok(resp.StatusCode) {
+		c.mem.Remember(domain, SchemeCavage)
+	}
+	return resp, true, nil
+}
+
+// Memory remembers which scheme a domain accepted, so the double-knock
+// happens once per domain rather than once per request. The domain is the
+// URL's host in lower case, with its port when the URL names one.
+type Memory interface {
+	Scheme(domain string) (Scheme, bool)
+	Remember(domain string, s Scheme)
+}
+
+// NewMemory returns an in-memory Memory holding at most max domains
+// (least recently used evicted first), safe for concurrent use. A max
+// below 1 means 1.
+func NewMemory(max int) Memory {
+	if max < 1 {
+		max = 1
+	}
+	return &lru{max: max, order: list.New(), byName: map[string]*list.Element{}}
+}
+
+type lru struct {
+	mu     sync.Mutex
+	max    int
+	order  *list.List // front = most recently used; values are *lruEntry
+	byName map[string]*list.Element
+}
+
+type lruEntry struct {
+	domain string
+	scheme Scheme
+}
+
+func (m *lru) Scheme(domain string) (Scheme, bool) {
+	domain = strings.ToLower(domain)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.byName[domain]
+	if !ok {
+		return 0, false
+	}
+	m.order.MoveToFront(e)
+	return e.Value.(*lruEntry).scheme, true
+}
+
+func (m *lru) Remember(domain string, s Scheme) {
+	domain = strings.ToLower(domain)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if e, ok := m.byName[domain]; ok {
+		e.Value.(*lruEntry).scheme = s
+		m.order.MoveToFront(e)
+		return
+	}
+	m.byName[domain] = m.order.PushFront(&lruEntry{domain, s})
+	for m.order.Len() > m.max {
+		old := m.order.Back()
+		m.order.Remove(old)
+		delete(m.byName, old.Value.(*lruEntry).domain)
+	}
+}
