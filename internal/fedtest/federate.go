@@ -2,9 +2,10 @@ package fedtest
 
 import "github.com/murlog/murlog/app"
 
-// federate points an instance's outbound client at names and lets it
-// reach loopback addresses.
-//
-// TODO(interop): set o.Resolver = names, o.AllowPrivateNetwork = true and
-// o.CavageOnly once app.Options has them (app/federation.go, from main).
-func federate(o *app.Options, names *Names, cavageOnly bool) {}
+// federate points an instance's outbound client at names (it reaches
+// loopback because Start sets MURLOG_ALLOW_PRIVATE_NETWORK) and makes it a
+// cavage-only peer when asked.
+func federate(o *app.Options, names *Names, cavageOnly bool) {
+	o.Resolver = names
+	o.CavageOnly = cavageOnly
+}

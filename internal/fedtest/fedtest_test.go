@@ -3,6 +3,7 @@ package fedtest
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -82,6 +83,39 @@ func TestNamesResolveOnlyWhatTheyHold(t *testing.T) {
 		var dnsErr *net.DNSError
 		if err != nil && (!errors.As(err, &dnsErr) || !dnsErr.IsNotFound) {
 			t.Errorf("LookupNetIP(%s, %s): error %v is not a not-found DNS error", tc.network, tc.host, err)
+		}
+	}
+}
+
+// A cavage-only peer refuses an inbox POST signed with RFC 9421 before
+// its inbox sees it; an ordinary instance lets the same request through
+// to its inbox.
+func TestCavageOnlyPeerRefusesRFC9421(t *testing.T) {
+	names := NewNames()
+	peer := Start(t, names, Options{Name: "cavage.test", CavageOnly: true})
+	plain := Start(t, names, Options{Name: "plain.test"})
+	post := func(in *Instance, path string) (int, string) {
+		req, err := http.NewRequest(http.MethodPost, in.Base+path, strings.NewReader(`{"type":"Follow"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/activity+json")
+		req.Header.Set("Signature-Input", `sig1=("@method" "@target-uri");created=1;keyid="https://x.example/@a#main-key"`)
+		req.Header.Set("Signature", "sig1=:AAAA:")
+		resp, err := (&http.Client{Transport: &http.Transport{DialContext: names.DialContext}}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for _, path := range []string{"/inbox", "/@owner/inbox"} {
+		if status, body := post(peer, path); status != http.StatusUnauthorized || !strings.Contains(body, "only draft-cavage") {
+			t.Errorf("cavage-only peer: POST %s signed with RFC 9421 = %d %q; want 401 from the knob", path, status, body)
+		}
+		if _, body := post(plain, path); strings.Contains(body, "only draft-cavage") {
+			t.Errorf("ordinary instance: POST %s refused by the cavage-only knob: %q", path, body)
 		}
 	}
 }
