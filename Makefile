@@ -1,5 +1,5 @@
 # murlog — developer commands. `make test` is the command CI runs.
-.PHONY: test build run bench
+.PHONY: test build run bench load
 
 # The test pipeline must fail when go test fails, not only when the
 # summariser does.
@@ -21,3 +21,8 @@ run:
 
 bench:
 	go test -run '^$$' -bench . -benchtime 2s -count 5 ./bench/ ./store/... ./markup/
+
+# Actor JSON and WebFinger of a real murlog serve against a trivial server
+# returning the same bytes (bench/federation_load_test.go, about 45 s).
+load:
+	MURLOG_BENCH_LOAD=1 go test -run Load -v ./bench/

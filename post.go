@@ -42,6 +42,8 @@ type Post struct {
 	Visibility Visibility
 	Language   string // BCP 47 tag, "" if unknown
 	Tags       []string
+	InReplyTo  string // the parent's id IRI for a reply, "" otherwise
+	QuoteOf    string // the quoted post's id IRI, "" otherwise
 	// PublishedAt alone decides publication: nil is a private draft, a
 	// future time is scheduled, a past time is public. See Audience.
 	PublishedAt *time.Time

@@ -48,6 +48,7 @@ func (s *Server) registerPersonas() {
 		if err != nil {
 			return nil, err
 		}
+		s.changed()
 		return s.personaView(per), nil
 	})
 }

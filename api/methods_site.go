@@ -19,7 +19,18 @@ func (s *Server) registerSite() {
 		return s.deps.Settings.Get(ctx)
 	})
 	register(s, "site.update_settings", owner, true, func(ctx context.Context, p *siteUpdateParams) (any, error) {
-		return s.deps.Settings.Update(ctx, settings.Update{Title: p.Title, Description: p.Description,
+		site, err := s.deps.Settings.Update(ctx, settings.Update{Title: p.Title, Description: p.Description,
 			Language: p.Language, RobotsNoindex: p.RobotsNoindex, RobotsNoAI: p.RobotsNoAI})
+		if err == nil {
+			s.changed()
+		}
+		return site, err
 	})
+}
+
+// changed tells the app that a persona or a site setting changed.
+func (s *Server) changed() {
+	if s.deps.Changed != nil {
+		s.deps.Changed()
+	}
 }

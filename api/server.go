@@ -26,6 +26,10 @@ type Deps struct {
 	Queue    queue.Inspector
 	// Now is the clock the views use to name a post's state; time.Now when nil.
 	Now func() time.Time
+	// Changed, when set, is called after a persona's profile or a site
+	// setting changed, so rendered copies (the federation documents) are
+	// dropped.
+	Changed func()
 }
 
 // New returns the JSON-RPC server with every method registered. Method

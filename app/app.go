@@ -22,6 +22,7 @@ import (
 	"github.com/murlog/murlog/auth"
 	"github.com/murlog/murlog/config"
 	"github.com/murlog/murlog/domains"
+	"github.com/murlog/murlog/federation"
 	"github.com/murlog/murlog/httpd"
 	"github.com/murlog/murlog/metrics"
 	"github.com/murlog/murlog/outbound"
@@ -98,7 +99,8 @@ type runtime struct {
 	ledger    worker.Ledger // run-once ledger while migrating
 	registry  *worker.Registry
 	metrics   http.Handler
-	out       *outbound.Client // every remote fetch and delivery
+	out       *outbound.Client    // every remote fetch and delivery
+	fed       *federation.Handler // nil until setup is complete
 }
 
 // New loads the config and, when murlog.ini exists, opens the database.
@@ -236,8 +238,18 @@ func (a *App) wire(ctx context.Context, cfg *config.Config, eng *engine) (*runti
 	rt.setup = setup.New(db)
 	rt.setup.KeyPair = a.opts.KeyPair
 	cookies := httpd.Cookies{Secure: cfg.Scheme == "https"}
+	var changed func()
+	if rt.complete.Load() {
+		// The federation documents name the domain, known once setup is
+		// complete. The store's federation repositories (tombstones,
+		// followers, pins) and signature verification plug in here as
+		// they land; until then the handler treats each as empty.
+		rt.fed = federation.New(federation.Deps{Site: rt.site, Store: db, Log: a.log, Now: a.opts.Now, OneShot: a.opts.OneShot})
+		changed = rt.fed.Invalidate
+	}
 	rpc := api.New(api.Deps{Site: rt.site, Cookies: cookies, Auth: rt.auth, Personas: persona.New(db),
-		Posts: post.New(db, rt.site), Settings: settings.New(db), Domains: domains.New(db), Queue: rt.queue, Now: a.opts.Now}, a.log)
+		Posts: post.New(db, rt.site), Settings: settings.New(db), Domains: domains.New(db), Queue: rt.queue, Now: a.opts.Now,
+		Changed: changed}, a.log)
 	rt.api = httpd.Authenticate(rt.auth, cookies, cfg.TrustedProxy, rt.site, rpc)
 	return rt, nil
 }
@@ -300,7 +312,14 @@ func (a *App) routes() http.Handler {
 		}
 		httpd.WriteError(w, r, a.log, murlog.NotFound("page"))
 	})
+	for _, p := range federation.Patterns() {
+		mux.HandleFunc(p, a.federation)
+	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if (r.Method == http.MethodGet || r.Method == http.MethodHead) && federation.IsProfilePath(r.URL.Path) {
+			a.federation(w, r)
+			return
+		}
 		httpd.WriteError(w, r, a.log, murlog.NotFound("page"))
 	})
 	var h http.Handler = mux
@@ -308,6 +327,16 @@ func (a *App) routes() http.Handler {
 		h = refuseRFC9421Inbox(h)
 	}
 	return httpd.Log(a.log.With("svc", a.svc()), httpd.Guard(a.phase, h))
+}
+
+// federation serves discovery and the ActivityPub documents once setup
+// is complete (the guard answers before that).
+func (a *App) federation(w http.ResponseWriter, r *http.Request) {
+	if rt := a.rt.Load(); rt != nil && rt.fed != nil {
+		rt.fed.ServeHTTP(w, r)
+		return
+	}
+	httpd.WriteError(w, r, a.log, murlog.NotFound("page"))
 }
 
 // health answers 200 when the site can serve and write, for load

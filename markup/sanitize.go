@@ -28,6 +28,17 @@ type Policy struct {
 	Class func(el, value string) bool
 	// NoImages drops <img> elements.
 	NoImages bool
+	// Elements, when set, narrows or widens the allow-list of kept
+	// elements: an element it refuses is unwrapped (its text stays), one
+	// it accepts is kept. The dropped elements (script, style, iframe…)
+	// stay dropped and a link still needs a usable href.
+	Elements func(el string) bool
+	// HeadingsAsStrong turns every h1–h6 into <p><strong>…</strong></p>,
+	// for HTML shown inside a post where a heading would shout.
+	HeadingsAsStrong bool
+	// RemoteLinks keeps only absolute http(s) links and gives every link
+	// RemoteRel and target="_blank", whatever host it points to.
+	RemoteLinks bool
 }
 
 // IDPrefix is the prefix ArticlePolicy gives every id, as GitHub does.
@@ -147,17 +158,17 @@ func (c *cleaner) clean(parent *html.Node, sc scope) {
 			if n.Namespace == "" {
 				// Elements in SVG or MathML never get here: <svg> and
 				// <math> are dropped with their content.
-				rule = elementRule(n.Data)
-				if n.Data == "img" && c.p.NoImages {
-					rule = elemDrop
-				}
+				rule = c.elementRule(n.Data)
 			}
 			switch rule {
 			case elemDrop:
 				parent.RemoveChild(n)
 			case elemKeep, elemNeedAttr:
+				if c.p.HeadingsAsStrong && isHeading(n.Data) {
+					n = headingToStrong(parent, n)
+				}
 				n.Attr = c.cleanAttrs(n.Data, n.Attr)
-				if rule == elemNeedAttr && len(n.Attr) == 0 {
+				if rule == elemNeedAttr && (len(n.Attr) == 0 || n.Data == "a" && !hasURL(n.Attr)) {
 					next = unwrap(parent, n, next)
 					break
 				}
@@ -259,6 +270,22 @@ func isHeading(el string) bool {
 	return false
 }
 
+// elementRule is elementRule as the policy changes it.
+func (c *cleaner) elementRule(name string) int {
+	rule := elementRule(name)
+	switch {
+	case rule == elemDrop:
+	case name == "img" && c.p.NoImages:
+		rule = elemDrop
+	case c.p.Elements == nil:
+	case !c.p.Elements(name):
+		rule = elemUnwrap
+	case rule == elemUnwrap:
+		rule = elemKeep
+	}
+	return rule
+}
+
 // elementRule is the element allow-list. Everything it does not name is
 // unwrapped, so unknown and presentational elements (<font>, <center>,
 // <u>, custom elements) keep their text.
@@ -318,7 +345,11 @@ func (c *cleaner) cleanAttrs(el string, attrs []html.Attribute) []html.Attribute
 	if el == "a" && hasHref {
 		// Never endorse, leak the referrer to or hand window.opener to the
 		// link target; external links open in a new tab.
-		if isExternal(href) {
+		if c.p.RemoteLinks {
+			out = append(out,
+				html.Attribute{Key: "rel", Val: RemoteRel},
+				html.Attribute{Key: "target", Val: "_blank"})
+		} else if isExternal(href) {
 			out = append(out,
 				html.Attribute{Key: "rel", Val: "nofollow noreferrer noopener"},
 				html.Attribute{Key: "target", Val: "_blank"})
@@ -327,6 +358,17 @@ func (c *cleaner) cleanAttrs(el string, attrs []html.Attribute) []html.Attribute
 		}
 	}
 	return out
+}
+
+// hasURL reports whether attrs keep an href or src: a link with only a
+// class or title left is worthless.
+func hasURL(attrs []html.Attribute) bool {
+	for _, a := range attrs {
+		if a.Key == "href" || a.Key == "src" {
+			return true
+		}
+	}
+	return false
 }
 
 // seenAttr reports whether attrs contains an attribute named key.
@@ -344,6 +386,9 @@ func seenAttr(attrs []html.Attribute, key string) bool {
 func (c *cleaner) cleanAttr(el, key, val string) (string, bool) {
 	switch key {
 	case "href":
+		if el == "a" && c.p.RemoteLinks {
+			return cleanURL(val, true) // absolute http(s) only, as for images
+		}
 		if el == "a" {
 			u, ok := cleanURL(val, false)
 			if ok && c.p.IDPrefix != "" && len(u) > 1 && u[0] == '#' && !strings.HasPrefix(u, "#"+c.p.IDPrefix) {

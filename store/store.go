@@ -53,6 +53,20 @@ type Tx interface {
 	DomainFailures() DomainFailures
 	// FanoutProgress records how far each fan-out has got.
 	FanoutProgress() FanoutProgress
+
+	// The federation repositories (social.go).
+	RemoteActors() RemoteActors
+	Follows() Follows
+	Followers() Followers
+	RemotePosts() RemotePosts
+	Interactions() Interactions
+	Blocks() Blocks
+	DomainBlocks() DomainBlocks
+	Notifications() Notifications
+	Deliveries() Deliveries
+	Pins() Pins
+	Tombstones() Tombstones
+	Timeline() Timeline
 }
 
 // FanoutProgress stores each fan-out's position, written in the same

@@ -261,6 +261,18 @@ func (t *tx) LoginAttempts() store.LoginAttemptsRepo { return loginAttempts{t} }
 func (t *tx) Jobs() store.Jobs                       { return jobs{t} }
 func (t *tx) DomainFailures() store.DomainFailures   { return domainFailures{t} }
 func (t *tx) FanoutProgress() store.FanoutProgress   { return fanoutProgress{t} }
+func (t *tx) RemoteActors() store.RemoteActors       { return remoteActors{t} }
+func (t *tx) Follows() store.Follows                 { return follows{t} }
+func (t *tx) Followers() store.Followers             { return followers{t} }
+func (t *tx) RemotePosts() store.RemotePosts         { return remotePosts{t} }
+func (t *tx) Interactions() store.Interactions       { return interactions{t} }
+func (t *tx) Blocks() store.Blocks                   { return blocks{t} }
+func (t *tx) DomainBlocks() store.DomainBlocks       { return domainBlocks{t} }
+func (t *tx) Notifications() store.Notifications     { return notifications{t} }
+func (t *tx) Deliveries() store.Deliveries           { return deliveries{t} }
+func (t *tx) Pins() store.Pins                       { return pins{t} }
+func (t *tx) Tombstones() store.Tombstones           { return tombstones{t} }
+func (t *tx) Timeline() store.Timeline               { return timeline{t} }
 
 // stmt returns the prepared statement for query bound to this transaction.
 // Statements are prepared once per connection and reused, which saves the

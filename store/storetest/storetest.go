@@ -40,6 +40,7 @@ func Run(t *testing.T, open Opener) {
 		{"ConcurrentWriters", testConcurrentWriters},
 		{"PostsCount", testPostsCount},
 		{"FanoutProgress", testFanoutProgress},
+		{"Social", testSocial},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })

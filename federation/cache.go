@@ -1,0 +1,162 @@
+package federation
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/settings"
+	"github.com/murlog/murlog/store"
+)
+
+// snapshot is everything the hot endpoints need, rendered: one database
+// read per TTL (or per Invalidate) instead of one per request.
+type snapshot struct {
+	gen             uint64
+	built           time.Time
+	authorizedFetch bool
+	site            *settings.Site
+	personas        []*personaDoc
+	byName          map[string]*personaDoc // lower-case username
+	byResource      map[string]*personaDoc // the canonical WebFinger resources
+	hostMetaXML     []byte
+	hostMetaJRD     []byte
+	nodeinfoLinks   []byte
+}
+
+// personaDoc is one persona with its documents rendered.
+type personaDoc struct {
+	p        *murlog.Persona
+	actor    []byte // ActorObject
+	keyActor []byte // KeyActor
+	jrd      []byte // WebFinger answer
+}
+
+// stats is what NodeInfo and the instance probe count; apart from the
+// snapshot because counting posts costs more, and only those two need it.
+type stats struct {
+	gen      uint64
+	built    time.Time
+	posts    int            // posts passing the publication predicate
+	byPerson map[string]int // the same per persona id
+	nodeinfo map[string][]byte
+	instance []byte
+}
+
+func (h *Handler) fresh(gen uint64, built time.Time) bool {
+	return !h.d.OneShot && gen == h.gen.Load() && h.d.Now().Sub(built) < h.d.TTL
+}
+
+// snapshot returns the current rendered documents, rebuilding them when
+// stale. Concurrent requests on a stale copy wait for one rebuild.
+func (h *Handler) snapshot(ctx context.Context) (*snapshot, error) {
+	if s := h.snap.Load(); s != nil && h.fresh(s.gen, s.built) {
+		return s, nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s := h.snap.Load(); s != nil && h.fresh(s.gen, s.built) {
+		return s, nil
+	}
+	s, err := h.build(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !h.d.OneShot {
+		h.snap.Store(s)
+	}
+	return s, nil
+}
+
+func (h *Handler) build(ctx context.Context) (*snapshot, error) {
+	s := &snapshot{gen: h.gen.Load(), built: h.d.Now(), byName: map[string]*personaDoc{}, byResource: map[string]*personaDoc{}}
+	var ps []*murlog.Persona
+	err := h.d.Store.View(ctx, func(tx store.Tx) error {
+		v, err := tx.Settings().GetMany(SettingAuthorizedFetch)
+		if err != nil {
+			return err
+		}
+		s.authorizedFetch = v[SettingAuthorizedFetch] == "1"
+		ps, err = tx.Personas().List()
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("federation: read personas: %w", err)
+	}
+	if s.site, err = settings.New(h.d.Store).Get(ctx); err != nil {
+		return nil, fmt.Errorf("federation: read site settings: %w", err)
+	}
+	site := h.d.Site
+	for _, p := range ps {
+		pd := &personaDoc{p: p}
+		if pd.actor, err = Marshal(ActorObject(site, p)); err != nil {
+			return nil, err
+		}
+		if pd.keyActor, err = Marshal(KeyActor(site, p)); err != nil {
+			return nil, err
+		}
+		if pd.jrd, err = Marshal(webfingerJRD(site, p)); err != nil {
+			return nil, err
+		}
+		s.personas = append(s.personas, pd)
+		s.byName[strings.ToLower(p.Username)] = pd
+		s.byResource["acct:"+p.Username+"@"+site.Domain] = pd
+		s.byResource[site.ActorURL(p.Username)] = pd
+	}
+	s.hostMetaXML, s.hostMetaJRD = hostMeta(site)
+	s.nodeinfoLinks, err = Marshal(nodeinfoLinks(site))
+	return s, err
+}
+
+// stats returns the post counts and the documents built on them.
+func (h *Handler) stats(ctx context.Context) (*snapshot, *stats, error) {
+	snap, err := h.snapshot(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if st := h.statsCache.Load(); st != nil && h.fresh(st.gen, st.built) {
+		return snap, st, nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if st := h.statsCache.Load(); st != nil && h.fresh(st.gen, st.built) {
+		return snap, st, nil
+	}
+	st := &stats{gen: snap.gen, built: h.d.Now(), byPerson: map[string]int{}}
+	if err := h.countPosts(ctx, st); err != nil {
+		return nil, nil, err
+	}
+	if err := st.render(h.d.Site, snap); err != nil {
+		return nil, nil, err
+	}
+	if !h.d.OneShot {
+		h.statsCache.Store(st)
+	}
+	return snap, st, nil
+}
+
+// countPosts counts the posts that pass the publication predicate, page
+// by page in one read transaction. The store has no count for that yet;
+// the result is kept for the TTL, so this runs at most once per TTL.
+func (h *Handler) countPosts(ctx context.Context, st *stats) error {
+	now := h.d.Now()
+	return h.d.Store.View(ctx, func(tx store.Tx) error {
+		before := ""
+		for {
+			page, err := tx.Posts().List(store.PostQuery{Audience: murlog.AudiencePublic, Now: now, Before: before, Limit: 100})
+			if err != nil {
+				return fmt.Errorf("federation: count posts: %w", err)
+			}
+			for _, p := range page {
+				st.posts++
+				st.byPerson[p.PersonaID]++
+			}
+			if len(page) < 100 {
+				return nil
+			}
+			before = page[len(page)-1].ID
+		}
+	})
+}

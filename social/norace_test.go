@@ -1,0 +1,5 @@
+//go:build !race
+
+package social_test
+
+const raceDetector = false
