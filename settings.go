@@ -8,4 +8,5 @@ const (
 	SettingPasswordHash      = "password_hash"          // argon2id PHC string
 	SettingLastPasswordReset = "last_password_reset_at" // RFC 3339
 	SettingPasswordChangedAt = "password_changed_at"    // RFC 3339
+	SettingAuthorizedFetch   = "authorized_fetch"       // "1": ActivityPub JSON only for signed GETs
 )

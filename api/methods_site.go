@@ -7,11 +7,13 @@ import (
 )
 
 type siteUpdateParams struct {
-	Title         *string `json:"title"`
-	Description   *string `json:"description"`
-	Language      *string `json:"language"`
-	RobotsNoindex *bool   `json:"robots_noindex"`
-	RobotsNoAI    *bool   `json:"robots_noai"`
+	Title           *string `json:"title"`
+	Description     *string `json:"description"`
+	Language        *string `json:"language"`
+	RobotsNoindex   *bool   `json:"robots_noindex"`
+	RobotsNoAI      *bool   `json:"robots_noai"`
+	AuthorizedFetch *bool   `json:"authorized_fetch"`
+	AllowQuotes     *bool   `json:"allow_quotes"`
 }
 
 func (s *Server) registerSite() {
@@ -20,7 +22,8 @@ func (s *Server) registerSite() {
 	})
 	register(s, "site.update_settings", owner, true, func(ctx context.Context, p *siteUpdateParams) (any, error) {
 		site, err := s.deps.Settings.Update(ctx, settings.Update{Title: p.Title, Description: p.Description,
-			Language: p.Language, RobotsNoindex: p.RobotsNoindex, RobotsNoAI: p.RobotsNoAI})
+			Language: p.Language, RobotsNoindex: p.RobotsNoindex, RobotsNoAI: p.RobotsNoAI,
+			AuthorizedFetch: p.AuthorizedFetch, AllowQuotes: p.AllowQuotes})
 		if err == nil {
 			s.changed()
 		}

@@ -31,6 +31,7 @@ import (
 	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/settings"
 	"github.com/murlog/murlog/setup"
+	"github.com/murlog/murlog/social"
 	"github.com/murlog/murlog/store"
 	"github.com/murlog/murlog/worker"
 )
@@ -101,6 +102,9 @@ type runtime struct {
 	metrics   http.Handler
 	out       *outbound.Client    // every remote fetch and delivery
 	fed       *federation.Handler // nil until setup is complete
+	social    *social.Service     // nil until setup is complete
+	keys      *federation.Keys    // the personas' signers; nil until setup is complete
+	fedJobs   *worker.Registry    // the federation job handlers; nil until setup is complete
 }
 
 // New loads the config and, when murlog.ini exists, opens the database.
@@ -241,10 +245,8 @@ func (a *App) wire(ctx context.Context, cfg *config.Config, eng *engine) (*runti
 	var changed func()
 	if rt.complete.Load() {
 		// The federation documents name the domain, known once setup is
-		// complete. The store's federation repositories (tombstones,
-		// followers, pins) and signature verification plug in here as
-		// they land; until then the handler treats each as empty.
-		rt.fed = federation.New(federation.Deps{Site: rt.site, Store: db, Log: a.log, Now: a.opts.Now, OneShot: a.opts.OneShot})
+		// complete.
+		a.wireFederation(rt)
 		changed = rt.fed.Invalidate
 	}
 	rpc := api.New(api.Deps{Site: rt.site, Cookies: cookies, Auth: rt.auth, Personas: persona.New(db),

@@ -1,12 +1,18 @@
 package app
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/config"
+	"github.com/murlog/murlog/federation"
 	"github.com/murlog/murlog/outbound"
+	"github.com/murlog/murlog/queue"
+	"github.com/murlog/murlog/social"
+	"github.com/murlog/murlog/worker"
 )
 
 // newOutbound returns the one HTTP client of a runtime: every remote
@@ -19,24 +25,13 @@ func (a *App) newOutbound(cfg *config.Config, site murlog.Site) *outbound.Client
 	if site.Domain != "" {
 		ua += " (+" + site.Base() + "/)"
 	}
-	o := outbound.Options{
+	return outbound.New(outbound.Options{
 		AllowPrivate: cfg.AllowPrivateNetwork,
 		AllowHTTP:    cfg.Scheme == "http",
 		Resolver:     a.opts.Resolver,
 		UserAgent:    ua,
-	}
-	if a.opts.CavageOnly {
-		o.Memory = cavageOnly{}
-	}
-	return outbound.New(o)
+	})
 }
-
-// cavageOnly is the outbound scheme memory of a CavageOnly instance:
-// every domain is known to want draft-cavage, so RFC 9421 is never tried.
-type cavageOnly struct{}
-
-func (cavageOnly) Scheme(string) (outbound.Scheme, bool) { return outbound.SchemeCavage, true }
-func (cavageOnly) Remember(string, outbound.Scheme)      {}
 
 // refuseRFC9421Inbox answers 401 to an inbox POST signed with RFC 9421
 // (it carries Signature-Input), as a server that knows only draft-cavage
@@ -50,4 +45,63 @@ func refuseRFC9421Inbox(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// wireFederation builds what federation needs once the domain is known
+// (setup complete): the social service, the personas' signers and the
+// endpoints' handler with its ports over the store.
+func (a *App) wireFederation(rt *runtime) {
+	db := rt.eng.store
+	rt.social = social.New(db, rt.site)
+	var schemes []outbound.Scheme
+	if a.opts.CavageOnly {
+		schemes = []outbound.Scheme{outbound.SchemeCavage} // a test peer of the old generation
+	}
+	rt.keys = federation.NewKeys(rt.site, a.opts.Now, schemes...)
+	ports := federation.StorePorts{Store: db}
+	rt.fed = federation.New(federation.Deps{Site: rt.site, Store: db, Log: a.log, Now: a.opts.Now, OneShot: a.opts.OneShot,
+		Tombstones: ports, Followers: ports, FollowerCheck: ports, Pins: ports})
+	rt.fedJobs = worker.NewRegistry()
+	registerFederationJobs(rt.fedJobs, rt)
+}
+
+// The federation job handlers need what exists only once setup has named
+// the domain (the site, the signers, the social service), but the worker
+// reads its registry from the start, and serve mode completes setup in
+// the same process. So the runtime registry gets, for each federation
+// topic, a forwarder with the topic's policy, and each wiring of a
+// complete runtime builds the real handlers into rt.fedJobs, where the
+// forwarders find them.
+
+// registerFederationJobs registers every federation job type of rt into
+// r. With rt.social nil (the prototype registry, built before setup) it
+// must register the same topics and policies; the handlers are not run.
+func registerFederationJobs(r *worker.Registry, rt *runtime) {
+}
+
+// wireFederationJobs registers forwarders for the federation topics in
+// the runtime's registry.
+func (a *App) wireFederationJobs(rt *runtime) {
+	proto := worker.NewRegistry()
+	registerFederationJobs(proto, &runtime{cfg: rt.cfg, eng: rt.eng})
+	for _, topic := range proto.Topics() {
+		rt.registry.Handle(topic, a.forward(topic), proto.Policy(topic))
+	}
+}
+
+// forward runs topic's handler of the current runtime. Before setup is
+// complete there is none; the job is retried (nothing can have enqueued
+// it then but a stray client, and it must not be lost).
+func (a *App) forward(topic string) worker.HandlerFunc {
+	return func(ctx context.Context, j *queue.Job) error {
+		rt := a.rt.Load()
+		if rt == nil || rt.fedJobs == nil {
+			return fmt.Errorf("%s: federation is not wired yet (setup incomplete)", topic)
+		}
+		fn, ok := rt.fedJobs.Handler(topic)
+		if !ok {
+			return queue.Permanent(fmt.Errorf("%s: no handler in the federation registry", topic))
+		}
+		return fn(ctx, j)
+	}
 }

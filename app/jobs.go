@@ -15,6 +15,7 @@ import (
 	"github.com/murlog/murlog/post"
 	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/queue/migrate"
+	"github.com/murlog/murlog/social"
 	"github.com/murlog/murlog/worker"
 )
 
@@ -51,6 +52,8 @@ func (a *App) wireJobs(ctx context.Context, rt *runtime) error {
 	}
 	worker.RegisterMaintenance(rt.registry, rt.jobs, rt.eng.vacuum, a.opts.Now)
 	post.RegisterJobs(rt.registry, rt.eng.store)
+	social.RegisterJobs(rt.registry, rt.eng.store)
+	a.wireFederationJobs(rt)
 	return nil
 }
 
@@ -91,6 +94,8 @@ func (a *App) newWorker(rt *runtime, svc string) *worker.Worker {
 		MinConcurrency: rt.cfg.WorkerMinConcurrency, MaxConcurrency: rt.cfg.WorkerMaxConcurrency,
 		Logger: worker.NewJobLogger(a.opts.Stderr, a.level()),
 		Wake:   rt.wake, Svc: svc,
+		// Remote data nobody local interacted with is pruned daily.
+		Periodic: []func(time.Time) queue.Job{social.DailyPrune},
 		OnConcurrency: func(n int) {
 			// Best effort: a gauge must never hold up jobs.
 			rt.eng.stats.SetGauge(context.Background(), "worker_concurrency", float64(n))

@@ -122,6 +122,10 @@ type PostOptions struct {
 	// Replies is the number of known replies (the replies collection's
 	// totalItems).
 	Replies int
+	// NoQuotes withholds consent to quote the post (the owner turned
+	// allow_quotes off); by default public and unlisted posts are
+	// quotable by anyone.
+	NoQuotes bool
 }
 
 // PostObject is the Note (KindNote) or Article (KindArticle) for post,
@@ -174,7 +178,7 @@ func PostObject(site murlog.Site, p *murlog.Persona, post *murlog.Post, o PostOp
 	obj.Replies = RepliesCollection(site, u, post.ID, o.Replies, false)
 	// FEP-044f: without a policy Mastodon 4.5 treats a post as unquotable.
 	quote := []string{}
-	if post.Visibility == murlog.VisibilityPublic || post.Visibility == murlog.VisibilityUnlisted {
+	if !o.NoQuotes && (post.Visibility == murlog.VisibilityPublic || post.Visibility == murlog.VisibilityUnlisted) {
 		quote = []string{Public}
 	}
 	obj.InteractionPolicy = &InteractionPolicy{CanQuote: Approval{AutomaticApproval: quote}}

@@ -37,7 +37,6 @@ func encode(t *testing.T, v any) map[string]any {
 	return m
 }
 
-
 func TestPostActivities(t *testing.T) {
 	p, post := bpersona(), bpost(murlog.VisibilityDirect)
 	o := federation.PostOptions{Mentions: []federation.Mention{{Href: "https://r.example/users/bob", Name: "@bob@r.example"}}, InReplyTo: "https://r.example/notes/1"}

@@ -493,3 +493,40 @@ func TestBeforeSetup(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnerSettingsReachTheDocuments sets allow_quotes and
+// authorized_fetch through the API, as the owner does, and reads their
+// effect in the served JSON at once (the API's change invalidates the
+// cached documents).
+func TestOwnerSettingsReachTheDocuments(t *testing.T) {
+	s, _ := site(t)
+	base := s.Server.URL
+	pub := createPost(t, s, nil)
+	call := func(params map[string]any) {
+		t.Helper()
+		var out map[string]any
+		if err := s.Client.Call(ctx, "site.update_settings", params, &out); err != nil {
+			t.Fatalf("site.update_settings %v: %v", params, err)
+		}
+	}
+	policy := func() string {
+		t.Helper()
+		r := get(t, base, "/@alice/"+pub.ID, apAccept)
+		wantStatus(t, r, 200, "note")
+		ip, _ := json.Marshal(r.json(t)["interactionPolicy"])
+		return string(ip)
+	}
+	if got := policy(); !strings.Contains(got, federation.Public) {
+		t.Fatalf("default interactionPolicy = %s; want public posts quotable", got)
+	}
+	call(map[string]any{"allow_quotes": false})
+	if got := policy(); got != `{"canQuote":{"automaticApproval":[]}}` {
+		t.Fatalf("allow_quotes false: interactionPolicy = %s; want no automatic approval", got)
+	}
+	call(map[string]any{"authorized_fetch": true})
+	wantStatus(t, get(t, base, "/@alice/"+pub.ID, apAccept), http.StatusUnauthorized, "authorized_fetch on: unsigned note fetch")
+	var got map[string]any
+	if err := s.Client.Call(ctx, "site.get_settings", nil, &got); err != nil || got["authorized_fetch"] != true || got["allow_quotes"] != false {
+		t.Fatalf("site.get_settings = %v, %v; want authorized_fetch true, allow_quotes false", got, err)
+	}
+}

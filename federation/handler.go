@@ -29,7 +29,7 @@ import (
 
 // SettingAuthorizedFetch is the settings key that, at "1", makes murlog
 // require a signed GET for its ActivityPub JSON.
-const SettingAuthorizedFetch = "authorized_fetch"
+const SettingAuthorizedFetch = murlog.SettingAuthorizedFetch
 
 // DefaultTTL is how long a rendered document is served before it is
 // rebuilt from the database even without Invalidate.

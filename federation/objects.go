@@ -113,11 +113,12 @@ func (h *Handler) gone(w http.ResponseWriter, r *http.Request, pd *personaDoc, i
 }
 
 func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
-	_, pd, post, cache, ok := h.visiblePost(w, r, r.PathValue("id"))
+	s, pd, post, cache, ok := h.visiblePost(w, r, r.PathValue("id"))
 	if !ok {
 		return
 	}
-	h.writeJSON(w, r, http.StatusOK, cache, PostObject(h.d.Site, pd.p, post, PostOptions{}))
+	h.writeJSON(w, r, http.StatusOK, cache, PostObject(h.d.Site, pd.p, post, PostOptions{InReplyTo: post.InReplyTo,
+		NoQuotes: s.site != nil && !s.site.AllowQuotes}))
 }
 
 // postPart serves /@name/{id}/replies (the replies collection) and

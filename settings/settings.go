@@ -21,6 +21,12 @@ type Site struct {
 	Language      string `json:"language"`
 	RobotsNoindex bool   `json:"robots_noindex"` // ask search engines not to index
 	RobotsNoAI    bool   `json:"robots_noai"`    // ask AI crawlers not to train on the content
+	// AuthorizedFetch makes the ActivityPub JSON answer only signed GETs
+	// (Mastodon's "secure mode"); the actor's key stays readable.
+	AuthorizedFetch bool `json:"authorized_fetch"`
+	// AllowQuotes lets other servers quote public and unlisted posts
+	// (FEP-044f canQuote); default true.
+	AllowQuotes bool `json:"allow_quotes"`
 }
 
 const (
@@ -29,6 +35,7 @@ const (
 	keyLanguage      = "site_language"
 	keyRobotsNoindex = "robots_noindex"
 	keyRobotsNoAI    = "robots_noai"
+	keyAllowQuotes   = "allow_quotes"
 )
 
 // Limits, in characters.
@@ -48,12 +55,14 @@ func New(st store.Store) *Service { return &Service{store: st} }
 func (s *Service) Get(ctx context.Context) (*Site, error) {
 	var out *Site
 	err := s.store.View(ctx, func(tx store.Tx) error {
-		m, err := tx.Settings().GetMany(murlog.SettingDomain, keyTitle, keyDescription, keyLanguage, keyRobotsNoindex, keyRobotsNoAI)
+		m, err := tx.Settings().GetMany(murlog.SettingDomain, keyTitle, keyDescription, keyLanguage, keyRobotsNoindex, keyRobotsNoAI,
+			murlog.SettingAuthorizedFetch, keyAllowQuotes)
 		if err != nil {
 			return err
 		}
 		out = &Site{Domain: m[murlog.SettingDomain], Title: m[keyTitle], Description: m[keyDescription],
-			Language: m[keyLanguage], RobotsNoindex: m[keyRobotsNoindex] == "1", RobotsNoAI: m[keyRobotsNoAI] != "0"}
+			Language: m[keyLanguage], RobotsNoindex: m[keyRobotsNoindex] == "1", RobotsNoAI: m[keyRobotsNoAI] != "0",
+			AuthorizedFetch: m[murlog.SettingAuthorizedFetch] == "1", AllowQuotes: m[keyAllowQuotes] != "0"}
 		return nil
 	})
 	return out, err
@@ -61,11 +70,13 @@ func (s *Service) Get(ctx context.Context) (*Site, error) {
 
 // Update is a partial edit; nil fields stay as they are.
 type Update struct {
-	Title         *string
-	Description   *string
-	Language      *string
-	RobotsNoindex *bool
-	RobotsNoAI    *bool
+	Title           *string
+	Description     *string
+	Language        *string
+	RobotsNoindex   *bool
+	RobotsNoAI      *bool
+	AuthorizedFetch *bool
+	AllowQuotes     *bool
 }
 
 // Update validates u, stores it and returns the new settings.
@@ -106,6 +117,12 @@ func (s *Service) Update(ctx context.Context, u Update) (*Site, error) {
 	}
 	if u.RobotsNoAI != nil {
 		set[keyRobotsNoAI] = boolStr(*u.RobotsNoAI)
+	}
+	if u.AuthorizedFetch != nil {
+		set[murlog.SettingAuthorizedFetch] = boolStr(*u.AuthorizedFetch)
+	}
+	if u.AllowQuotes != nil {
+		set[keyAllowQuotes] = boolStr(*u.AllowQuotes)
 	}
 	err := s.store.Update(ctx, func(tx store.Tx) error {
 		for k, v := range set {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/store"
@@ -32,6 +34,19 @@ type PrunePayload struct {
 func PruneJob(age time.Duration) queue.Job {
 	b, _ := json.Marshal(PrunePayload{AgeSeconds: int64(age / time.Second)}) // cannot fail: one integer
 	return queue.NewJob(TopicPrune, b)
+}
+
+// pruneNS namespaces the ids of the daily prune.
+var pruneNS = uuid.MustParse("c2a7e9d4-1f3b-4e8a-9c6d-0b5e7f2a4d13")
+
+// DailyPrune is the prune of the day of t at the default age, with an id
+// derived from the day: the worker's periodic schedule (worker.Options.
+// Periodic) enqueues it every hour and the queue keeps one per day.
+func DailyPrune(t time.Time) queue.Job {
+	j := PruneJob(0)
+	j.ID = uuid.NewSHA1(pruneNS, []byte(TopicPrune+"/"+t.UTC().Format("2006-01-02"))).String()
+	j.Priority = 9
+	return j
 }
 
 // RegisterJobs registers the social jobs. Pruning needs only the store.

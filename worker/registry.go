@@ -97,3 +97,11 @@ func (r *Registry) lookup(topic string) (entry, bool) {
 	e, ok := r.topics[topic]
 	return e, ok
 }
+
+// Handler returns the handler registered for topic, so a registry can
+// forward a topic to another one (the app registers the federation
+// handlers, which need the site's domain, once setup has named it).
+func (r *Registry) Handler(topic string) (HandlerFunc, bool) {
+	e, ok := r.lookup(topic)
+	return e.fn, ok
+}

@@ -70,6 +70,11 @@ type Options struct {
 	OnConcurrency func(int)
 	// Svc names the process in job logs.
 	Svc string
+	// Periodic are the jobs other packages want run regularly (the
+	// pruning of remote data, say): Maintain enqueues each one's job for
+	// the time it runs. Each must give the same id for the same period,
+	// so that any number of workers schedule it once per period.
+	Periodic []func(time.Time) queue.Job
 }
 
 // Worker runs jobs from a queue.
@@ -165,7 +170,12 @@ func (w *Worker) Maintain(ctx context.Context) error {
 	if n > 0 {
 		w.o.Logger.Info("job.recovered", "svc", w.o.Svc, "queue.provider", w.o.Queue.Provider(), "count", n)
 	}
-	return w.o.Queue.Enqueue(ctx, CleanupJob(time.Now()))
+	now := time.Now()
+	jobs := []queue.Job{CleanupJob(now)}
+	for _, p := range w.o.Periodic {
+		jobs = append(jobs, p(now))
+	}
+	return w.o.Queue.EnqueueBatch(ctx, jobs)
 }
 
 // outcome is a finished job.

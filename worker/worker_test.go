@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/google/uuid"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -468,5 +469,24 @@ func TestEachRunHasItsTopicsTimeout(t *testing.T) {
 	in, _ := e.q.List(ctx, queue.ListQuery{Topic: "test.slow", Limit: 1})
 	if len(in) != 1 || in[0].State != queue.StateScheduled || !strings.Contains(in[0].LastError, "deadline exceeded") {
 		t.Errorf("timed-out run: %+v; want it scheduled for a retry with the deadline as reason", in)
+	}
+}
+
+func TestMaintainSchedulesPeriodicJobsOncePerPeriod(t *testing.T) {
+	e := newEnv(t)
+	day := func(now time.Time) queue.Job {
+		j := queue.NewJob("test.daily", []byte(`{}`))
+		j.ID = uuid.NewSHA1(uuid.NameSpaceURL, []byte(now.UTC().Format("2006-01-02"))).String()
+		return j
+	}
+	w := e.worker(Options{Periodic: []func(time.Time) queue.Job{day}})
+	for i := 0; i < 3; i++ {
+		if err := w.Maintain(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, _ := e.q.List(ctx, queue.ListQuery{Topic: "test.daily", Limit: 10})
+	if len(got) != 1 {
+		t.Fatalf("Maintain ×3 with a daily periodic job: got %d jobs; want 1", len(got))
 	}
 }
