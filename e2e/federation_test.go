@@ -224,10 +224,11 @@ func (w *walk) follow(t *testing.T) {
 // follow-locked: alice locks her persona; bob's follow waits until she
 // approves it.
 func (w *walk) followLocked(t *testing.T) {
-	personas := list[struct {
+	var alice struct {
 		ID string `json:"id"`
-	}](t, w.a, "personas.list", nil)
-	w.a.Call(t, "personas.update", map[string]any{"id": personas[0].ID, "locked": true}, nil)
+	}
+	w.a.Call(t, "personas.get", map[string]any{}, &alice) // the primary persona
+	w.a.Call(t, "personas.update", map[string]any{"id": alice.ID, "locked": true}, nil)
 	var f follow
 	w.b.Call(t, "follows.create", map[string]any{"actor_id": w.aliceOnB.ID}, &f)
 	w.eventually(t, "bob's request pending on alpha", func() (bool, string) {
@@ -298,6 +299,11 @@ func (w *walk) reply(t *testing.T) {
 
 // mention: alice mentions bob in a post that is not a reply.
 func (w *walk) mention(t *testing.T) {
+	if strings.Contains(w.b.Domain, ":") {
+		// Off port 80 (no permission to bind it) the domain has a port, and
+		// "@bob@host:port" is not mention syntax, as in Mastodon's.
+		t.Skipf("beta's domain %s carries a port: no mention syntax for it", w.b.Domain)
+	}
 	var p localPost
 	w.a.Call(t, "posts.create", map[string]any{"content": "ping " + w.b.Acct() + " (" + w.tag + ")"}, &p)
 	if !strings.Contains(p.Content, w.b.ActorURL()) {

@@ -6,12 +6,15 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -25,8 +28,9 @@ const Password = testsite.Password
 
 // Options tune one instance.
 type Options struct {
-	// Name is the host name without port ("alpha.test"); the domain is
-	// Name:PORT of the instance's listener.
+	// Name is the host name without port ("alpha.test"). The domain is
+	// Name when the instance could listen on port 80 of a loopback address
+	// of its own, else Name:PORT (see listen).
 	Name string
 	// Username is the primary persona's; "owner" when empty.
 	Username string
@@ -46,7 +50,7 @@ type Options struct {
 // logged in, its job worker running until the test ends.
 type Instance struct {
 	Name     string // host name without port
-	Domain   string // Name:PORT, the site's domain
+	Domain   string // the site's domain: Name, or Name:PORT off port 80
 	Base     string // http://Domain
 	Username string
 	Dir      string // murlog.ini, data/, media/
@@ -70,14 +74,13 @@ func Start(tb testing.TB, names *Names, o Options) *Instance {
 	for k, v := range o.Env {
 		env[k] = v
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
+	ln, addr := listen(tb)
+	in.Domain = o.Name
+	if port := ln.Addr().(*net.TCPAddr).Port; port != 80 {
+		in.Domain = hostPort(o.Name, port)
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	in.Domain = hostPort(o.Name, port)
 	in.Base = "http://" + in.Domain
-	names.Add(o.Name, loopback)
+	names.Add(o.Name, addr)
 
 	opts := app.Options{
 		ConfigPath: filepath.Join(in.Dir, "murlog.ini"),
@@ -111,6 +114,29 @@ func Start(tb testing.TB, names *Names, o Options) *Instance {
 	}
 	in.startWorker(tb)
 	return in
+}
+
+// listen opens the instance's listener: port 80 of a loopback address of
+// its own (127.x.y.z) where the process may bind it, as two sites named in
+// /etc/hosts would run, so the domain carries no port; otherwise a free
+// port of 127.0.0.1, and the domain is name:port.
+func listen(tb testing.TB) (net.Listener, netip.Addr) {
+	tb.Helper()
+	for range 5 {
+		a := netip.AddrFrom4([4]byte{127, byte(1 + rand.IntN(254)), byte(rand.IntN(256)), byte(1 + rand.IntN(254))})
+		ln, err := net.Listen("tcp", netip.AddrPortFrom(a, 80).String())
+		if err == nil {
+			return ln, a
+		}
+		if !errors.Is(err, syscall.EADDRINUSE) {
+			break // not permitted (no root, no CAP_NET_BIND_SERVICE)
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ln, loopback
 }
 
 // startWorker runs the app's worker as serve does, stopped (and waited
