@@ -45,6 +45,12 @@ func TestFederationWalk(t *testing.T) {
 				t.Errorf("beta refused %d inbox POSTs with 401 %v; want %d (double-knock once, then the remembered scheme)\n%s",
 					len(refused), refused, want, fedtest.Diagnose(a, b))
 			}
+			// alpha speaks both: whatever beta signed with was accepted.
+			if refused := a.Requests(func(method, path string, status int) bool {
+				return method == http.MethodPost && strings.HasSuffix(path, "/inbox") && status >= 400
+			}); len(refused) > 0 {
+				t.Errorf("alpha refused inbox POSTs %v; want none\n%s", refused, fedtest.Diagnose(a, b))
+			}
 		})
 	}
 }

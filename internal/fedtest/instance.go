@@ -74,7 +74,7 @@ func Start(tb testing.TB, names *Names, o Options) *Instance {
 	for k, v := range o.Env {
 		env[k] = v
 	}
-	ln, addr := listen(tb)
+	ln, addr := listen(tb, o.Name)
 	in.Domain = o.Name
 	if port := ln.Addr().(*net.TCPAddr).Port; port != 80 {
 		in.Domain = hostPort(o.Name, port)
@@ -116,12 +116,20 @@ func Start(tb testing.TB, names *Names, o Options) *Instance {
 	return in
 }
 
-// listen opens the instance's listener: port 80 of a loopback address of
-// its own (127.x.y.z) where the process may bind it, as two sites named in
-// /etc/hosts would run, so the domain carries no port; otherwise a free
-// port of 127.0.0.1, and the domain is name:port.
-func listen(tb testing.TB) (net.Listener, netip.Addr) {
+// listen opens the listener of the instance named name: port 80 of a
+// loopback address of its own (127.x.y.z) where the process may bind it,
+// as two sites named in /etc/hosts would run, so the domain carries no
+// port; otherwise a free port of 127.0.0.1, and the domain is name:port.
+// A name that is an IP address gets a free port of that address.
+func listen(tb testing.TB, name string) (net.Listener, netip.Addr) {
 	tb.Helper()
+	if a, err := netip.ParseAddr(name); err == nil {
+		ln, err := net.Listen("tcp", netip.AddrPortFrom(a, 0).String())
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return ln, a
+	}
 	for range 5 {
 		a := netip.AddrFrom4([4]byte{127, byte(1 + rand.IntN(254)), byte(rand.IntN(256)), byte(1 + rand.IntN(254))})
 		ln, err := net.Listen("tcp", netip.AddrPortFrom(a, 80).String())
