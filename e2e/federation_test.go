@@ -272,6 +272,18 @@ func (w *walk) post(t *testing.T) {
 	if w.bobPostOnA.Actor.URI != w.b.ActorURL() {
 		t.Errorf("alpha: the note's actor is %q; want %s", w.bobPostOnA.Actor.URI, w.b.ActorURL())
 	}
+	// Bob sees where it went: one inbox on alpha (its shared inbox), delivered.
+	w.eventually(t, "beta's posts.deliveries showing alpha's inbox delivered", func() (bool, string) {
+		var d deliveries
+		w.b.Call(t, "posts.deliveries", map[string]any{"id": w.bobPost.ID}, &d)
+		alpha := 0
+		for _, in := range d.Inboxes {
+			if strings.HasPrefix(in.Inbox, w.a.Base+"/") && in.State == "delivered" {
+				alpha++
+			}
+		}
+		return alpha == 1 && d.Failed == 0, fmt.Sprintf("%+v", d)
+	})
 }
 
 // reply: alice replies to bob's note; bob is notified and both threads
