@@ -23,6 +23,9 @@ bench:
 	go test -run '^$$' -bench . -benchtime 2s -count 5 ./bench/ ./store/... ./markup/
 
 # Actor JSON and WebFinger of a real murlog serve against a trivial server
-# returning the same bytes (bench/federation_load_test.go, about 45 s).
+# returning the same bytes (bench/federation_load_test.go, about 45 s), and
+# the inbox under signed Creates and garbage (bench/inbox_load_test.go,
+# about 2 minutes), and one post fanned out to 10,000 followers on 1,000
+# loopback servers (bench/fanout_load_test.go, about 10 s).
 load:
 	MURLOG_BENCH_LOAD=1 go test -run Load -v ./bench/

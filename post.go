@@ -44,11 +44,24 @@ type Post struct {
 	Tags       []string
 	InReplyTo  string // the parent's id IRI for a reply, "" otherwise
 	QuoteOf    string // the quoted post's id IRI, "" otherwise
+	// Mentions are the remote accounts the post mentions, as resolved
+	// when it was written: addressed and delivered to even without a
+	// follow.
+	Mentions []PostMention
 	// PublishedAt alone decides publication: nil is a private draft, a
 	// future time is scheduled, a past time is public. See Audience.
 	PublishedAt *time.Time
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
+}
+
+// PostMention is a remote account a post mentions, resolved by
+// WebFinger at post time.
+type PostMention struct {
+	URI   string `json:"uri"`   // the actor's id
+	Name  string `json:"name"`  // "@user@host", the Mention tag's name
+	URL   string `json:"url"`   // its profile page, which the post's link points to
+	Inbox string `json:"inbox"` // its inbox, for when the actor is not cached
 }
 
 // Audience says who is reading. Every read path that can be reached without

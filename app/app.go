@@ -105,6 +105,10 @@ type runtime struct {
 	social    *social.Service     // nil until setup is complete
 	keys      *federation.Keys    // the personas' signers; nil until setup is complete
 	fedJobs   *worker.Registry    // the federation job handlers; nil until setup is complete
+	resolver  *federation.Resolver
+	verifier  *federation.Verifier
+	inbox     *federation.Inbox // nil until setup is complete
+	mentions  post.Mentions     // resolves mentions at post time; nil until a resolver is wired
 }
 
 // New loads the config and, when murlog.ini exists, opens the database.
@@ -250,7 +254,7 @@ func (a *App) wire(ctx context.Context, cfg *config.Config, eng *engine) (*runti
 		changed = rt.fed.Invalidate
 	}
 	rpc := api.New(api.Deps{Site: rt.site, Cookies: cookies, Auth: rt.auth, Personas: persona.New(db),
-		Posts: post.New(db, rt.site), Settings: settings.New(db), Domains: domains.New(db), Queue: rt.queue, Now: a.opts.Now,
+		Posts: newPosts(rt), Settings: settings.New(db), Domains: domains.New(db), Queue: rt.queue, Now: a.opts.Now,
 		Changed: changed}, a.log)
 	rt.api = httpd.Authenticate(rt.auth, cookies, cfg.TrustedProxy, rt.site, rpc)
 	return rt, nil
@@ -317,7 +321,12 @@ func (a *App) routes() http.Handler {
 	for _, p := range federation.Patterns() {
 		mux.HandleFunc(p, a.federation)
 	}
+	mux.HandleFunc("POST /inbox", a.inbox)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && federation.IsInboxPath(r.URL.Path) {
+			a.inbox(w, r)
+			return
+		}
 		if (r.Method == http.MethodGet || r.Method == http.MethodHead) && federation.IsProfilePath(r.URL.Path) {
 			a.federation(w, r)
 			return

@@ -59,10 +59,13 @@ func (a *App) wireFederation(rt *runtime) {
 	}
 	rt.keys = federation.NewKeys(rt.site, a.opts.Now, schemes...)
 	ports := federation.StorePorts{Store: db}
+	a.wireVerifier(rt)
+	rt.mentions = mentionResolver{rt.resolver}
 	rt.fed = federation.New(federation.Deps{Site: rt.site, Store: db, Log: a.log, Now: a.opts.Now, OneShot: a.opts.OneShot,
-		Tombstones: ports, Followers: ports, FollowerCheck: ports, Pins: ports})
+		Tombstones: ports, Followers: ports, FollowerCheck: ports, Pins: ports, Requester: rt.verifier})
+	a.wireInbox(rt)
 	rt.fedJobs = worker.NewRegistry()
-	registerFederationJobs(rt.fedJobs, rt)
+	a.registerFederationJobs(rt.fedJobs, rt)
 }
 
 // The federation job handlers need what exists only once setup has named
@@ -76,14 +79,15 @@ func (a *App) wireFederation(rt *runtime) {
 // registerFederationJobs registers every federation job type of rt into
 // r. With rt.social nil (the prototype registry, built before setup) it
 // must register the same topics and policies; the handlers are not run.
-func registerFederationJobs(r *worker.Registry, rt *runtime) {
+func (a *App) registerFederationJobs(r *worker.Registry, rt *runtime) {
+	registerDelivery(r, rt, a.log)
 }
 
 // wireFederationJobs registers forwarders for the federation topics in
 // the runtime's registry.
 func (a *App) wireFederationJobs(rt *runtime) {
 	proto := worker.NewRegistry()
-	registerFederationJobs(proto, &runtime{cfg: rt.cfg, eng: rt.eng})
+	a.registerFederationJobs(proto, &runtime{cfg: rt.cfg, eng: rt.eng})
 	for _, topic := range proto.Topics() {
 		rt.registry.Handle(topic, a.forward(topic), proto.Policy(topic))
 	}

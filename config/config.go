@@ -65,12 +65,16 @@ type Config struct {
 	// addresses, which the outbound address guard refuses otherwise. For
 	// tests and labs only: on a real site it opens the door to SSRF.
 	AllowPrivateNetwork bool
+	// InboxRateLimit is the inbox's sustained rate per client address
+	// and per signing domain, in requests per second (bursts of four
+	// times as many); 0 means federation's default (100).
+	InboxRateLimit int
 }
 
 // Keys lists every key murlog.ini accepts, in the order they are written.
 var Keys = []string{"db_driver", "data_dir", "media_path", "web_dir", "listen", "scheme", "trusted_proxy", "log_level",
 	"worker_min_concurrency", "worker_max_concurrency", "metrics_token", "queue_dual_write", "queue_read_from",
-	"queue_single_write", "allow_private_network"}
+	"queue_single_write", "allow_private_network", "inbox_rate_limit"}
 
 // Default returns the configuration murlog assumes for an ini at path that
 // does not exist yet.
@@ -221,6 +225,8 @@ func (c *Config) set(key, v string) error {
 		c.QueueSingleWrite, err = boolean(v)
 	case "allow_private_network":
 		c.AllowPrivateNetwork, err = boolean(v)
+	case "inbox_rate_limit":
+		c.InboxRateLimit, err = positive(v, 1, 1_000_000)
 	case "queue_read_from":
 		if v != "primary" && v != "secondary" {
 			return fmt.Errorf("must be primary or secondary, not %q", v)

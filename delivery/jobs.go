@@ -1,9 +1,10 @@
 // Package delivery sends what the owner does to remote servers: one job
-// type per row of the seed's table, each registered here with its retry
-// policy (queue.DeliveryPolicy: 30 s → 2 m → 8 m → 32 m). Fan-out jobs
-// (deliver_post, deliver_delete, send_announce, send_undo_announce,
-// update_actor) turn into one job per distinct inbox — a follower's
-// shared inbox when it has one — through package fanout.
+// type per row of the seed's table, each registered with its retry
+// policy (queue.DeliveryPolicy: 30 s → 2 m → 8 m → 32 m) by package
+// delivery/deliver, which runs them. Fan-out jobs (deliver_post,
+// deliver_delete, send_announce, send_undo_announce, update_actor) turn
+// into one job per distinct inbox — a follower's shared inbox when it has
+// one — through package fanout.
 //
 // This file is the vocabulary other packages enqueue with: the topics,
 // their payloads and the constructors that give each job a deterministic
@@ -16,6 +17,7 @@ package delivery
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -76,6 +78,9 @@ type DeletePayload struct {
 	PostID    string   `json:"post_id"`
 	PersonaID string   `json:"persona_id"`
 	Inboxes   []string `json:"inboxes,omitempty"`
+	// OnlyInboxes sends the Delete to Inboxes alone, not to the
+	// followers: a direct post went only to the actors it mentioned.
+	OnlyInboxes bool `json:"only_inboxes,omitempty"`
 }
 
 // DeleteNotePayload is deliver_delete_note: the Delete to one inbox.
@@ -183,3 +188,8 @@ func ActivityJob(topic string, p ActivityPayload) queue.Job {
 	}
 	return newJob(topic, key+"\n"+p.Inbox, p)
 }
+
+// Version is the Version of a payload for a row updated at t: RFC 3339
+// in UTC, to the microsecond that stores keep, so the version a write
+// computed equals the one its job reads back.
+func Version(t time.Time) string { return t.UTC().Truncate(time.Microsecond).Format(time.RFC3339Nano) }

@@ -72,6 +72,12 @@ type Options struct {
 	// Dead returns the domains to skip (domains.Service.DeadSet). It is
 	// called at most once per Run; nil skips nothing.
 	Dead func(ctx context.Context) (map[string]bool, error)
+	// OnPage, when set, runs in each page's transaction after its jobs
+	// are enqueued, with the recipients that got a job and those skipped
+	// on dead domains, so what a caller records about them (delivery
+	// rows) commits exactly when the jobs do. An error rolls the page
+	// back and stops the fan-out.
+	OnPage func(tx store.Tx, sent, skipped []Recipient) error
 }
 
 // Stats count what a Run did. After an error they cover the pages that
@@ -124,7 +130,7 @@ func Run(ctx context.Context, st store.Store, pages Pager, o Options) (Stats, er
 			return s, s.stopped(fmt.Errorf("read recipients after %q: %w", after, err))
 		}
 		if len(page) == 0 {
-			won, err := advance(ctx, st, o.Key, after, after, true, nil)
+			won, err := advance(ctx, st, o.Key, after, after, true, nil, nil)
 			if err != nil {
 				return s, s.stopped(fmt.Errorf("record completion: %w", err))
 			}
@@ -153,11 +159,18 @@ func Run(ctx context.Context, st store.Store, pages Pager, o Options) (Stats, er
 		// Jobs are built before the transaction: building (JSON, signing
 		// material) must not hold the write lock.
 		jobs := make([]queue.Job, 0, len(page))
+		var sent, skippedRs []Recipient
 		skipped := 0
 		for _, r := range page {
 			if isDead(dead, r.Inbox) {
 				skipped++
+				if o.OnPage != nil {
+					skippedRs = append(skippedRs, r)
+				}
 				continue
+			}
+			if o.OnPage != nil {
+				sent = append(sent, r)
 			}
 			j, err := o.Build(r)
 			if err != nil {
@@ -167,7 +180,11 @@ func Run(ctx context.Context, st store.Store, pages Pager, o Options) (Stats, er
 			jobs = append(jobs, j)
 		}
 		last := page[len(page)-1].ID
-		won, err := advance(ctx, st, o.Key, after, last, false, jobs)
+		var onPage func(store.Tx) error
+		if o.OnPage != nil {
+			onPage = func(tx store.Tx) error { return o.OnPage(tx, sent, skippedRs) }
+		}
+		won, err := advance(ctx, st, o.Key, after, last, false, jobs, onPage)
 		if err != nil {
 			return s, s.stopped(fmt.Errorf("enqueue %d jobs: %w", len(jobs), err))
 		}
@@ -190,9 +207,9 @@ func Run(ctx context.Context, st store.Store, pages Pager, o Options) (Stats, er
 var errLost = errors.New("fanout: position moved by another run")
 
 // advance commits jobs and moves key's position from from to to in one
-// transaction. It returns false, with nothing written, when the position
-// was no longer from.
-func advance(ctx context.Context, st store.Store, key, from, to string, done bool, jobs []queue.Job) (bool, error) {
+// transaction, with onPage (when not nil) in it. It returns false, with
+// nothing written, when the position was no longer from.
+func advance(ctx context.Context, st store.Store, key, from, to string, done bool, jobs []queue.Job, onPage func(store.Tx) error) (bool, error) {
 	err := st.Update(ctx, func(tx store.Tx) error {
 		won, err := tx.FanoutProgress().Advance(key, from, to, done, tx.Now())
 		if err != nil {
@@ -202,7 +219,12 @@ func advance(ctx context.Context, st store.Store, key, from, to string, done boo
 			return errLost // the page's jobs are not enqueued
 		}
 		if len(jobs) > 0 {
-			return tx.Jobs().Enqueue(jobs...)
+			if err := tx.Jobs().Enqueue(jobs...); err != nil {
+				return err
+			}
+		}
+		if onPage != nil {
+			return onPage(tx)
 		}
 		return nil
 	})

@@ -557,3 +557,43 @@ func TestJobID(t *testing.T) {
 		t.Error("JobID gives a recipient and its upper-case spelling one id; want two")
 	}
 }
+
+// TestRunOnPage: OnPage sees each page's recipients with a job and those
+// skipped on dead domains, inside the page's transaction: what it writes
+// commits with the jobs, and its error rolls the page back (no job, no
+// progress) and stops the run.
+func TestRunOnPage(t *testing.T) {
+	db := openDB(t)
+	p := &pager{rs: recipients(250)}
+	dead := func(context.Context) (map[string]bool, error) { return map[string]bool{"d07.example": true}, nil }
+	var sent, skipped int
+	fail := true
+	o := fanout.Options{Key: parent, Build: build, Dead: dead, OnPage: func(tx store.Tx, s, k []fanout.Recipient) error {
+		if fail && sent > 0 {
+			return errPager // the second page fails once
+		}
+		for _, r := range s {
+			if err := tx.Deliveries().Add(parent, tx.Now(), r.Inbox); err != nil {
+				return err
+			}
+		}
+		sent, skipped = sent+len(s), skipped+len(k)
+		return nil
+	}}
+	st, err := fanout.Run(ctx, db, p.page, o)
+	if !errors.Is(err, errPager) || st.Pages != 1 {
+		t.Fatalf("Run with a failing OnPage = %+v, %v; want 1 page then the hook's error", st, err)
+	}
+	if n := len(drain(t, db)); n != sent {
+		t.Errorf("after the rolled-back page: %d jobs; want %d (the first page's)", n, sent)
+	}
+	fail = false
+	if _, err := fanout.Run(ctx, db, p.page, o); err != nil {
+		t.Fatal(err)
+	}
+	var sum *store.DeliverySummary
+	db.View(ctx, func(tx store.Tx) error { var err error; sum, err = tx.Deliveries().Summary(parent); return err })
+	if sent != 250-3 || skipped != 3 || sum.Pending != sent {
+		t.Errorf("OnPage saw %d sent, %d skipped, rows %d pending; want 247, 3 (d07's) and 247", sent, skipped, sum.Pending)
+	}
+}

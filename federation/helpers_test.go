@@ -3,7 +3,6 @@ package federation_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -59,13 +58,7 @@ func get(t *testing.T, base, path, accept string, kv ...string) response {
 	for i := 0; i+1 < len(kv); i += 2 {
 		req.Header.Set(kv[i], kv[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return response{resp.StatusCode, resp.Header, b}
+	return send(t, req)
 }
 
 func wantStatus(t *testing.T, r response, status int, what string) {

@@ -9,10 +9,12 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/delivery"
 	"github.com/murlog/murlog/store"
 )
 
@@ -150,6 +152,7 @@ func (s *Service) Update(ctx context.Context, u Update) (*murlog.Persona, error)
 		if err != nil {
 			return err
 		}
+		before := *p
 		set(&p.DisplayName, u.DisplayName, strings.TrimSpace)
 		set(&p.Summary, u.Summary, strings.TrimSpace)
 		set(&p.AvatarPath, u.AvatarPath, strings.TrimSpace)
@@ -161,9 +164,25 @@ func (s *Service) Update(ctx context.Context, u Update) (*murlog.Persona, error)
 		setBool(&p.ShowFollows, u.ShowFollows)
 		setBool(&p.Discoverable, u.Discoverable)
 		p.UpdatedAt = tx.Now()
-		return tx.Personas().Update(p)
+		if err := tx.Personas().Update(p); err != nil {
+			return err
+		}
+		if !federatedChange(&before, p) {
+			return nil
+		}
+		// Followers' servers keep a copy of the profile: tell them.
+		return tx.Jobs().Enqueue(delivery.ActorJob(delivery.ActorPayload{PersonaID: p.ID, Version: delivery.Version(p.UpdatedAt)}))
 	})
 	return p, err
+}
+
+// federatedChange reports whether an edit changed what the actor
+// document shows other servers. ShowFollows only hides the collections'
+// items, which are fetched, not pushed.
+func federatedChange(a, b *murlog.Persona) bool {
+	return a.DisplayName != b.DisplayName || a.Summary != b.Summary || a.AvatarPath != b.AvatarPath ||
+		a.HeaderPath != b.HeaderPath || a.Locked != b.Locked || a.Discoverable != b.Discoverable ||
+		!slices.Equal(a.Fields, b.Fields)
 }
 
 func (u *Update) validate() error {

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/delivery"
 	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/store"
 	"github.com/murlog/murlog/worker"
@@ -16,8 +17,8 @@ import (
 
 // TopicPublish is the job that makes a scheduled post count as published
 // when its time comes. It is where what a publication causes attaches:
-// federation delivery and artifact rebuilds will enqueue their jobs from
-// its handler, in its transaction.
+// the federation delivery (deliver_post) is enqueued from its handler, in
+// its transaction, and artifact rebuilds will be too.
 const TopicPublish = "post.publish"
 
 // PublishPayload is the payload of post.publish.
@@ -92,7 +93,11 @@ func publish(ctx context.Context, st store.Store, p PublishPayload) error {
 			return fmt.Errorf("%s: post %s is due at %s, not yet (now %s)", TopicPublish, post.ID,
 				post.PublishedAt.Format(time.RFC3339), tx.Now().Format(time.RFC3339))
 		}
-		_, err = tx.Personas().RecountPosts(post.PersonaID, tx.Now())
-		return err
+		if _, err = tx.Personas().RecountPosts(post.PersonaID, tx.Now()); err != nil {
+			return err
+		}
+		// Out now: deliver it. The job's id is the post's, so a second
+		// run of this job enqueues nothing new.
+		return tx.Jobs().Enqueue(delivery.PostJob(delivery.PostPayload{PostID: post.ID, Activity: delivery.ActivityCreate}))
 	})
 }

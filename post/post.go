@@ -7,6 +7,7 @@ package post
 
 import (
 	"context"
+	"net/url"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -50,6 +51,7 @@ type Service struct {
 	store    store.Store
 	renderer *markup.Renderer
 	site     murlog.Site
+	mentions Mentions // nil: mentions are not resolved
 }
 
 // New returns a Service rendering links for site.
@@ -71,6 +73,9 @@ type CreateInput struct {
 	Visibility  murlog.Visibility // "" for public
 	Language    string
 	PublishedAt Schedule
+	// InReplyTo is the id (IRI) of the post this one answers, "" for
+	// none: the reply is delivered to the parent's author too.
+	InReplyTo string
 }
 
 // Create validates, renders and stores a post.
@@ -83,8 +88,11 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*murlog.Post, err
 	}
 	p := &murlog.Post{ID: murlog.NewID(), Kind: in.Kind, Title: strings.TrimSpace(in.Title),
 		Source: in.Content, Summary: strings.TrimSpace(in.Summary), Sensitive: in.Sensitive,
-		Visibility: in.Visibility, Language: strings.TrimSpace(in.Language)}
-	if err := s.prepare(p); err != nil {
+		Visibility: in.Visibility, Language: strings.TrimSpace(in.Language), InReplyTo: strings.TrimSpace(in.InReplyTo)}
+	if err := validIRI("in_reply_to", p.InReplyTo); err != nil {
+		return nil, err
+	}
+	if err := s.prepare(p, s.resolveMentions(ctx, p.Kind, p.Source)); err != nil {
 		return nil, err
 	}
 	if in.PersonaID != "" && !murlog.ValidID(in.PersonaID) {
@@ -104,7 +112,10 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*murlog.Post, err
 		if err := tx.Posts().Create(p); err != nil {
 			return err
 		}
-		return published(tx, p.PersonaID, p.ID, nil, p)
+		if err := published(tx, p.PersonaID, p.ID, nil, p); err != nil {
+			return err
+		}
+		return s.federate(tx, nil, p)
 	})
 	if err != nil {
 		return nil, err
@@ -134,6 +145,23 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (*murlog.Post, err
 			return nil, err
 		}
 	}
+	// New text gets its mentions looked up before the write transaction:
+	// the lookups go to remote servers.
+	var resolved mentionSet
+	if in.Content != nil && s.mentions != nil {
+		var kind murlog.PostKind
+		err := s.store.View(ctx, func(tx store.Tx) error {
+			p, err := tx.Posts().Get(in.ID)
+			if err == nil {
+				kind = p.Kind
+			}
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		resolved = s.resolveMentions(ctx, kind, *in.Content)
+	}
 	var p *murlog.Post
 	err := s.store.Update(ctx, func(tx store.Tx) error {
 		var err error
@@ -141,6 +169,7 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (*murlog.Post, err
 		if err != nil {
 			return err
 		}
+		before := *p
 		was := p.PublishedAt
 		if in.Title != nil {
 			p.Title = strings.TrimSpace(*in.Title)
@@ -163,7 +192,11 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (*murlog.Post, err
 		if in.Language != nil {
 			p.Language = strings.TrimSpace(*in.Language)
 		}
-		if err := s.prepare(p); err != nil {
+		known := resolved
+		if known == nil {
+			known = keptMentions(p)
+		}
+		if err := s.prepare(p, known); err != nil {
 			return err
 		}
 		if in.PublishedAt != nil {
@@ -173,7 +206,10 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (*murlog.Post, err
 		if err := tx.Posts().Update(p); err != nil {
 			return err
 		}
-		return published(tx, p.PersonaID, p.ID, was, p)
+		if err := published(tx, p.PersonaID, p.ID, was, p); err != nil {
+			return err
+		}
+		return s.federate(tx, &before, p)
 	})
 	if err != nil {
 		return nil, err
@@ -194,7 +230,10 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 		if err := tx.Posts().Delete(id); err != nil {
 			return err
 		}
-		return published(tx, p.PersonaID, p.ID, p.PublishedAt, nil)
+		if err := published(tx, p.PersonaID, p.ID, p.PublishedAt, nil); err != nil {
+			return err
+		}
+		return s.federate(tx, p, nil)
 	})
 }
 
@@ -338,8 +377,10 @@ func personaID(tx store.Tx, id string) (string, error) {
 	return p.ID, nil
 }
 
-// prepare validates p's editable fields and renders its content.
-func (s *Service) prepare(p *murlog.Post) error {
+// prepare validates p's editable fields and renders its content, linking
+// the mentions in known to their profile pages and keeping them as p's
+// mentions.
+func (s *Service) prepare(p *murlog.Post, known mentionSet) error {
 	if err := checkTexts(p); err != nil {
 		return err
 	}
@@ -383,12 +424,13 @@ func (s *Service) prepare(p *murlog.Post) error {
 		return murlog.Invalid("language", "must be a language tag such as ja or en-US")
 	}
 	var r markup.Result
+	rd := s.rendererFor(known)
 	if p.Kind == murlog.KindArticle {
-		r = s.renderer.Article(p.Source)
+		r = rd.Article(p.Source)
 	} else {
-		r = s.renderer.Note(p.Source)
+		r = rd.Note(p.Source)
 	}
-	p.Content, p.Tags = r.HTML, r.Tags
+	p.Content, p.Tags, p.Mentions = r.HTML, r.Tags, mentioned(r, known)
 	return nil
 }
 
@@ -404,6 +446,21 @@ func checkTexts(p *murlog.Post) error {
 			return err
 		}
 		*f.v = v
+	}
+	return nil
+}
+
+// MaxIRI bounds an IRI the owner gives (in_reply_to).
+const MaxIRI = 2048
+
+// validIRI accepts "" or an absolute http(s) URL with a host.
+func validIRI(field, s string) error {
+	if s == "" {
+		return nil
+	}
+	u, err := url.Parse(s)
+	if err != nil || len(s) > MaxIRI || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
+		return murlog.Invalid(field, "must be the http or https URL of a post, at most %d characters", MaxIRI)
 	}
 	return nil
 }

@@ -67,6 +67,8 @@ type Tx interface {
 	Pins() Pins
 	Tombstones() Tombstones
 	Timeline() Timeline
+	// InboxItems holds accepted inbox activities (inbox.go).
+	InboxItems() InboxItems
 }
 
 // FanoutProgress stores each fan-out's position, written in the same

@@ -273,6 +273,7 @@ func (t *tx) Deliveries() store.Deliveries           { return deliveries{t} }
 func (t *tx) Pins() store.Pins                       { return pins{t} }
 func (t *tx) Tombstones() store.Tombstones           { return tombstones{t} }
 func (t *tx) Timeline() store.Timeline               { return timeline{t} }
+func (t *tx) InboxItems() store.InboxItems           { return inboxItems{t} }
 
 // stmt returns the prepared statement for query bound to this transaction.
 // Statements are prepared once per connection and reused, which saves the

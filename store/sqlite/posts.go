@@ -13,7 +13,7 @@ import (
 type posts struct{ t *tx }
 
 const postCols = `id, persona_id, kind, title, source, content, summary, sensitive, visibility,
-	language, tags, in_reply_to, quote_of, published_at, created_at, updated_at`
+	language, tags, in_reply_to, quote_of, mentions, published_at, created_at, updated_at`
 
 // publicPredicate is the publication predicate (murlog.Post.PublicAt) in
 // SQL. Every query that serves an anonymous reader includes it verbatim; its
@@ -23,16 +23,21 @@ const publicPredicate = `published_at IS NOT NULL AND visibility IN ('public', '
 
 func scanPost(sc interface{ Scan(...any) error }) (*murlog.Post, error) {
 	var p murlog.Post
-	var tags string
+	var tags, mentions string
 	var pub sql.NullInt64
 	var created, updated int64
 	err := sc.Scan(&p.ID, &p.PersonaID, &p.Kind, &p.Title, &p.Source, &p.Content, &p.Summary, &p.Sensitive,
-		&p.Visibility, &p.Language, &tags, &p.InReplyTo, &p.QuoteOf, &pub, &created, &updated)
+		&p.Visibility, &p.Language, &tags, &p.InReplyTo, &p.QuoteOf, &mentions, &pub, &created, &updated)
 	if err != nil {
 		return nil, err
 	}
 	if p.Tags, err = parseTags(tags); err != nil {
 		return nil, murlog.Internal(err)
+	}
+	if mentions != "[]" && mentions != "" {
+		if err := json.Unmarshal([]byte(mentions), &p.Mentions); err != nil {
+			return nil, murlog.Internal(err)
+		}
 	}
 	p.PublishedAt = fromNullMicros(pub)
 	p.CreatedAt, p.UpdatedAt = fromMicros(created), fromMicros(updated)
@@ -62,10 +67,19 @@ func tagsJSON(tags []string) string {
 	return string(b)
 }
 
+// mentionsJSON encodes the mentions column.
+func mentionsJSON(ms []murlog.PostMention) string {
+	if len(ms) == 0 {
+		return "[]"
+	}
+	b, _ := json.Marshal(ms) // strings only
+	return string(b)
+}
+
 func (r posts) Create(p *murlog.Post) error {
-	_, err := r.t.exec(`INSERT INTO posts (`+postCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err := r.t.exec(`INSERT INTO posts (`+postCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		p.ID, p.PersonaID, string(p.Kind), p.Title, p.Source, p.Content, p.Summary, boolInt(p.Sensitive),
-		string(p.Visibility), p.Language, tagsJSON(p.Tags), p.InReplyTo, p.QuoteOf, nullMicros(p.PublishedAt),
+		string(p.Visibility), p.Language, tagsJSON(p.Tags), p.InReplyTo, p.QuoteOf, mentionsJSON(p.Mentions), nullMicros(p.PublishedAt),
 		micros(p.CreatedAt), micros(p.UpdatedAt))
 	return err
 }
@@ -76,10 +90,11 @@ func (r posts) Get(id string) (*murlog.Post, error) {
 
 func (r posts) Update(p *murlog.Post) error {
 	res, err := r.t.exec(`UPDATE posts SET kind = ?, title = ?, source = ?, content = ?, summary = ?,
-		sensitive = ?, visibility = ?, language = ?, tags = ?, in_reply_to = ?, quote_of = ?, published_at = ?,
-		updated_at = ? WHERE id = ?`,
+		sensitive = ?, visibility = ?, language = ?, tags = ?, in_reply_to = ?, quote_of = ?, mentions = ?,
+		published_at = ?, updated_at = ? WHERE id = ?`,
 		string(p.Kind), p.Title, p.Source, p.Content, p.Summary, boolInt(p.Sensitive), string(p.Visibility),
-		p.Language, tagsJSON(p.Tags), p.InReplyTo, p.QuoteOf, nullMicros(p.PublishedAt), micros(p.UpdatedAt), p.ID)
+		p.Language, tagsJSON(p.Tags), p.InReplyTo, p.QuoteOf, mentionsJSON(p.Mentions), nullMicros(p.PublishedAt),
+		micros(p.UpdatedAt), p.ID)
 	return affected(res, err, "post")
 }
 

@@ -41,6 +41,7 @@ func Run(t *testing.T, open Opener) {
 		{"PostsCount", testPostsCount},
 		{"FanoutProgress", testFanoutProgress},
 		{"Social", testSocial},
+		{"InboxItems", testInboxItems},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })

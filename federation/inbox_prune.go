@@ -1,0 +1,43 @@
+package federation
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/murlog/murlog/queue"
+	"github.com/murlog/murlog/store"
+	"github.com/murlog/murlog/worker"
+)
+
+// TopicInboxPrune is the daily job that forgets old inbox items.
+const TopicInboxPrune = "inbox.prune"
+
+// InboxRetention is how long an accepted activity's id is kept to
+// recognise a second delivery. Senders retry a failed delivery for a few
+// days at most (Mastodon: about a week over its backoff), so a week holds
+// every retry; a body still unprocessed after that is not coming back.
+const InboxRetention = 7 * 24 * time.Hour
+
+var inboxPruneNS = uuid.MustParse("5d0c8f3e-9a41-4b6e-8f27-3c1e9b7a2d64")
+
+// DailyInboxPrune is the inbox prune of t's day, with an id derived from
+// the day, for the worker's periodic schedule.
+func DailyInboxPrune(t time.Time) queue.Job {
+	j := queue.NewJob(TopicInboxPrune, []byte("{}"))
+	j.ID = uuid.NewSHA1(inboxPruneNS, []byte(TopicInboxPrune+"/"+t.UTC().Format("2006-01-02"))).String()
+	j.Priority = 9
+	return j
+}
+
+// RegisterInboxJobs registers the inbox's own jobs (inbox.process is the
+// processing's): the prune needs only the store.
+func RegisterInboxJobs(r *worker.Registry, st store.Store) {
+	r.Handle(TopicInboxPrune, func(ctx context.Context, _ *queue.Job) error {
+		return st.Update(ctx, func(tx store.Tx) error {
+			_, err := tx.InboxItems().Prune(tx.Now().Add(-InboxRetention))
+			return err
+		})
+	}, queue.DefaultPolicy)
+}
