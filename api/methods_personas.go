@@ -35,7 +35,12 @@ func (s *Server) registerPersonas() {
 	register(s, "personas.get", public, false, func(ctx context.Context, p *struct {
 		ID string `json:"id"`
 	}) (any, error) {
-		per, err := s.deps.Personas.Get(ctx, p.ID)
+		// No id is the primary persona, the one most callers mean.
+		get := s.deps.Personas.Get
+		if p.ID == "" {
+			get = func(ctx context.Context, _ string) (*murlog.Persona, error) { return s.deps.Personas.Primary(ctx) }
+		}
+		per, err := get(ctx, p.ID)
 		if err != nil {
 			return nil, err
 		}

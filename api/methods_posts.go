@@ -17,6 +17,7 @@ type postCreateParams struct {
 	Sensitive   bool              `json:"sensitive"`
 	Visibility  murlog.Visibility `json:"visibility"`
 	Language    string            `json:"language"`
+	InReplyTo   string            `json:"in_reply_to"`
 	PublishedAt Nullable[string]  `json:"published_at"`
 }
 
@@ -72,7 +73,7 @@ func (s *Server) registerPosts() {
 		}
 		created, err := s.deps.Posts.Create(ctx, post.CreateInput{PersonaID: p.PersonaID, Kind: p.Kind, Title: p.Title,
 			Content: p.Content, Summary: p.Summary, Sensitive: p.Sensitive, Visibility: p.Visibility,
-			Language: p.Language, PublishedAt: sch})
+			Language: p.Language, InReplyTo: p.InReplyTo, PublishedAt: sch})
 		if err != nil {
 			return nil, err
 		}

@@ -219,3 +219,24 @@ func TestPaginationOverRPC(t *testing.T) {
 		rpcErr(t, "posts.list", s.Client.Call(ctx, "posts.list", bad, nil), -32602, "invalid", 400)
 	}
 }
+
+// TestPostsCreateReply: in_reply_to names the post answered (an http(s)
+// IRI); it comes back in the post and anything else is refused naming the
+// field.
+func TestPostsCreateReply(t *testing.T) {
+	s := testsite.Start(t, testsite.Options{})
+	const parent = "https://remote.example/users/bob/statuses/1"
+	var got map[string]any
+	if err := s.Client.Call(ctx, "posts.create", map[string]any{"content": "yes", "in_reply_to": parent}, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got["in_reply_to"] != parent {
+		t.Fatalf("posts.create in_reply_to: got %v; want %s", got["in_reply_to"], parent)
+	}
+	for _, bad := range []string{"javascript:alert(1)", "not a url", "ftp://x.example/1"} {
+		err := s.Client.Call(ctx, "posts.create", map[string]any{"content": "x", "in_reply_to": bad}, nil)
+		if e := rpcErr(t, "in_reply_to "+bad, err, -32602, "invalid", 400); e.Data.Field != "in_reply_to" {
+			t.Errorf("in_reply_to %q: field %q; want in_reply_to", bad, e.Data.Field)
+		}
+	}
+}

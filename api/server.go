@@ -1,10 +1,12 @@
 package api
 
 import (
+	"context"
 	"log/slog"
 	"time"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/activitypub"
 	"github.com/murlog/murlog/auth"
 	"github.com/murlog/murlog/domains"
 	"github.com/murlog/murlog/httpd"
@@ -12,6 +14,8 @@ import (
 	"github.com/murlog/murlog/post"
 	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/settings"
+	"github.com/murlog/murlog/social"
+	"github.com/murlog/murlog/store"
 )
 
 // Deps are the services the API exposes.
@@ -30,6 +34,32 @@ type Deps struct {
 	// setting changed, so rendered copies (the federation documents) are
 	// dropped.
 	Changed func()
+	// Social is the federation's domain service; with it nil the social
+	// methods (methods_social*.go) answer unavailable.
+	Social *social.Service
+	// Store is read for what the social views show beyond the service's
+	// answers: cached actors and posts, relationships, deliveries.
+	Store Viewer
+	// Remote looks up remote actors and fetches remote objects (the
+	// federation resolver); nil makes the methods that need it answer
+	// unavailable "federation is not configured".
+	Remote Remote
+}
+
+// Viewer runs read transactions; store.Store implements it.
+type Viewer interface {
+	View(ctx context.Context, fn func(store.Tx) error) error
+}
+
+// Remote is what the API needs of the federation resolver. Resolve takes
+// "@user@host", "user@host" or an actor or profile URL and returns the
+// actor stored in the cache (ID set), fetching it (WebFinger, signed GET)
+// when it is unknown or was fetched more than a day ago. FetchObject is a
+// signed GET of any object. Both answer a failure as EUnavailable naming
+// the remote host and the reason.
+type Remote interface {
+	Resolve(ctx context.Context, q string) (*murlog.RemoteActor, error)
+	FetchObject(ctx context.Context, uri string) (*activitypub.Object, error)
 }
 
 // New returns the JSON-RPC server with every method registered. Method
@@ -46,5 +76,7 @@ func New(d Deps, log *slog.Logger) *Server {
 	s.registerSite()
 	s.registerDomains()
 	s.registerQueue()
+	s.registerSocial()
+	s.registerNotifications()
 	return s
 }

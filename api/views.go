@@ -59,6 +59,8 @@ type postView struct {
 	Visibility  string     `json:"visibility"`
 	Language    string     `json:"language"`
 	Tags        []string   `json:"tags"`
+	InReplyTo   string     `json:"in_reply_to"` // the id (IRI) of the post answered, "" for none
+	Mentions    []string   `json:"mentions"`    // the mentioned actors' ids, resolved by WebFinger when the post was written
 	PublishedAt *time.Time `json:"published_at"`
 	State       string     `json:"state,omitempty"` // draft, scheduled, published
 	URL         string     `json:"url"`
@@ -67,7 +69,12 @@ type postView struct {
 }
 
 func (s *Server) postView(ctx context.Context, p *murlog.Post, asOwner bool) (*postView, error) {
-	username, err := s.names.get(ctx, p.PersonaID, s.deps.Personas)
+	return s.postViewWith(ctx, p, asOwner, s.deps.Personas)
+}
+
+// postViewWith is postView reading an uncached username through ps.
+func (s *Server) postViewWith(ctx context.Context, p *murlog.Post, asOwner bool, ps personaGetter) (*postView, error) {
+	username, err := s.names.get(ctx, p.PersonaID, ps)
 	if err != nil {
 		return nil, err
 	}
@@ -77,8 +84,11 @@ func (s *Server) postView(ctx context.Context, p *murlog.Post, asOwner bool) (*p
 	}
 	v := &postView{ID: p.ID, PersonaID: p.PersonaID, Kind: string(p.Kind), Title: p.Title, Content: p.Content,
 		Summary: p.Summary, Sensitive: p.Sensitive, Visibility: string(p.Visibility), Language: p.Language,
-		Tags: tags, PublishedAt: p.PublishedAt, URL: s.deps.Site.PostURL(username, p.ID),
+		Tags: tags, InReplyTo: p.InReplyTo, Mentions: []string{}, PublishedAt: p.PublishedAt, URL: s.deps.Site.PostURL(username, p.ID),
 		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+	for _, m := range p.Mentions {
+		v.Mentions = append(v.Mentions, m.URI)
+	}
 	if asOwner {
 		src := p.Source
 		v.Source = &src

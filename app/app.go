@@ -253,9 +253,9 @@ func (a *App) wire(ctx context.Context, cfg *config.Config, eng *engine) (*runti
 		a.wireFederation(rt)
 		changed = rt.fed.Invalidate
 	}
-	rpc := api.New(api.Deps{Site: rt.site, Cookies: cookies, Auth: rt.auth, Personas: persona.New(db),
+	rpc := api.New(socialAPI(rt, api.Deps{Site: rt.site, Cookies: cookies, Auth: rt.auth, Personas: persona.New(db),
 		Posts: newPosts(rt), Settings: settings.New(db), Domains: domains.New(db), Queue: rt.queue, Now: a.opts.Now,
-		Changed: changed}, a.log)
+		Changed: changed}), a.log)
 	rt.api = httpd.Authenticate(rt.auth, cookies, cfg.TrustedProxy, rt.site, rpc)
 	return rt, nil
 }

@@ -81,6 +81,7 @@ func (a *App) wireFederation(rt *runtime) {
 // must register the same topics and policies; the handlers are not run.
 func (a *App) registerFederationJobs(r *worker.Registry, rt *runtime) {
 	registerDelivery(r, rt, a.log)
+	registerInboxProcess(r, rt, a.log)
 }
 
 // wireFederationJobs registers forwarders for the federation topics in

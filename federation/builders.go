@@ -128,6 +128,18 @@ type PostOptions struct {
 	NoQuotes bool
 }
 
+// OptionsOf are the document options of a local post: its resolved
+// mentions, the post it replies to, and whether the owner lets others
+// quote (settings' allow_quotes). The note served at the post's URL and
+// the one delivered are built from the same options, so they agree.
+func OptionsOf(post *murlog.Post, allowQuotes bool) PostOptions {
+	o := PostOptions{InReplyTo: post.InReplyTo, NoQuotes: !allowQuotes}
+	for _, m := range post.Mentions {
+		o.Mentions = append(o.Mentions, Mention{Href: m.URI, Name: m.Name})
+	}
+	return o
+}
+
 // PostObject is the Note (KindNote) or Article (KindArticle) for post,
 // written by p: the document at Site.PostURL and the object of its
 // Create and Update. An article is an Article with its title as name and

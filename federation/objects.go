@@ -117,8 +117,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	h.writeJSON(w, r, http.StatusOK, cache, PostObject(h.d.Site, pd.p, post, PostOptions{InReplyTo: post.InReplyTo,
-		NoQuotes: s.site != nil && !s.site.AllowQuotes}))
+	h.writeJSON(w, r, http.StatusOK, cache, PostObject(h.d.Site, pd.p, post, s.optionsOf(post)))
 }
 
 // postPart serves /@name/{id}/replies (the replies collection) and
@@ -133,9 +132,9 @@ func (h *Handler) postPart(w http.ResponseWriter, r *http.Request) {
 			h.writeJSON(w, r, http.StatusOK, cache, RepliesCollection(h.d.Site, pd.p.Username, post.ID, 0, true))
 		}
 	case seg == "activities":
-		_, pd, post, cache, ok := h.visiblePost(w, r, sub)
+		s, pd, post, cache, ok := h.visiblePost(w, r, sub)
 		if ok {
-			h.writeJSON(w, r, http.StatusOK, cache, CreateActivity(h.d.Site, pd.p, post, PostOptions{}))
+			h.writeJSON(w, r, http.StatusOK, cache, CreateActivity(h.d.Site, pd.p, post, s.optionsOf(post)))
 		}
 	default:
 		if _, _, ok := h.persona(w, r); ok {
@@ -206,7 +205,7 @@ func (h *Handler) outbox(w http.ResponseWriter, r *http.Request) {
 	}
 	items := make([]*Activity, len(posts))
 	for i, p := range posts {
-		items[i] = CreateActivity(h.d.Site, pd.p, p, PostOptions{})
+		items[i] = CreateActivity(h.d.Site, pd.p, p, s.optionsOf(p))
 		items[i].Context = nil
 	}
 	page.OrderedItems = items
@@ -298,7 +297,7 @@ func (h *Handler) featured(w http.ResponseWriter, r *http.Request) {
 					return err
 				}
 				if p.PersonaID == pd.p.ID && p.PublicAt(now) {
-					o := PostObject(h.d.Site, pd.p, p, PostOptions{})
+					o := PostObject(h.d.Site, pd.p, p, s.optionsOf(p))
 					o.Context = nil
 					items = append(items, o)
 				}
@@ -312,4 +311,9 @@ func (h *Handler) featured(w http.ResponseWriter, r *http.Request) {
 	}
 	h.writeJSON(w, r, http.StatusOK, publicCache(s), &Collection{Context: json.RawMessage(objectContext),
 		ID: h.d.Site.FeaturedURL(pd.p.Username), Type: "OrderedCollection", TotalItems: ptr(len(items)), OrderedItems: items})
+}
+
+// optionsOf are post's document options under the site settings of s.
+func (s *snapshot) optionsOf(post *murlog.Post) PostOptions {
+	return OptionsOf(post, s.site == nil || s.site.AllowQuotes)
 }

@@ -1,8 +1,10 @@
 package federation_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/murlog/murlog"
@@ -66,5 +68,31 @@ func TestCollectionsFromTheStore(t *testing.T) {
 	}
 	if len(seen) != 25 {
 		t.Fatalf("followers pages listed %d distinct actors; want all 25", len(seen))
+	}
+}
+
+// TestServedNoteCarriesItsMentions: the note at the post's URL names the
+// mentioned actors as the delivered one does (a Mention tag each, and cc
+// for a public post), so a server that fetches it sees the same document.
+func TestServedNoteCarriesItsMentions(t *testing.T) {
+	s, _ := site(t)
+	pub := createPost(t, s, map[string]any{"content": "hi @bob@r.example"})
+	const bob = "https://r.example/users/bob"
+	err := s.App.Store().Update(ctx, func(tx store.Tx) error {
+		p, err := tx.Posts().Get(pub.ID)
+		if err != nil {
+			return err
+		}
+		p.Mentions = []murlog.PostMention{{URI: bob, Name: "@bob@r.example", URL: "https://r.example/@bob", Inbox: bob + "/inbox"}}
+		return tx.Posts().Update(p)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := get(t, s.Server.URL, "/@alice/"+pub.ID, apAccept).json(t)
+	tags, _ := json.Marshal(n["tag"])
+	cc, _ := json.Marshal(n["cc"])
+	if !strings.Contains(string(tags), `{"href":"`+bob+`","name":"@bob@r.example","type":"Mention"}`) || !strings.Contains(string(cc), bob) {
+		t.Fatalf("served note tag %s cc %s; want bob's Mention and bob in cc", tags, cc)
 	}
 }

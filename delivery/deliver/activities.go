@@ -17,17 +17,6 @@ import (
 // that is gone (nothing to send), builds the activity with the federation
 // builders and sends it.
 
-// PostOptions are the document options of a local post: its resolved
-// mentions, the post it replies to, and whether the owner lets others
-// quote (settings' allow_quotes).
-func PostOptions(post *murlog.Post, allowQuotes bool) federation.PostOptions {
-	o := federation.PostOptions{InReplyTo: post.InReplyTo, NoQuotes: !allowQuotes}
-	for _, m := range post.Mentions {
-		o.Mentions = append(o.Mentions, federation.Mention{Href: m.URI, Name: m.Name})
-	}
-	return o
-}
-
 // deliverNote is deliver_note: a post's Create or Update to one inbox,
 // recorded in the post's Deliveries.
 func (h *handlers) deliverNote(ctx context.Context, pl delivery.NotePayload, _ *queue.Job) error {
@@ -50,7 +39,7 @@ func (h *handlers) deliverNote(ctx context.Context, pl delivery.NotePayload, _ *
 	if err != nil {
 		return err
 	}
-	o := PostOptions(post, site.AllowQuotes)
+	o := federation.OptionsOf(post, site.AllowQuotes)
 	key := post.ID + "\n" + pl.Activity + "\n" + strconv.FormatInt(post.UpdatedAt.UnixNano(), 10) + "\n" +
 		p.UpdatedAt.String() + "\n" + strconv.FormatBool(o.NoQuotes)
 	body, err := h.docs.get(key, func() ([]byte, error) {
