@@ -42,6 +42,10 @@ type Post struct {
 	Visibility Visibility
 	Language   string // BCP 47 tag, "" if unknown
 	Tags       []string
+	// AsNote federates an article as a Note rather than an Article:
+	// Mastodon shows an Article as its title and a link, which suits a
+	// long read but not a short titled post. Articles only.
+	AsNote bool
 	InReplyTo  string // the parent's id IRI for a reply, "" otherwise
 	QuoteOf    string // the quoted post's id IRI, "" otherwise
 	// Mentions are the remote accounts the post mentions, as resolved

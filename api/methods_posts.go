@@ -18,6 +18,7 @@ type postCreateParams struct {
 	Visibility  murlog.Visibility `json:"visibility"`
 	Language    string            `json:"language"`
 	InReplyTo   string            `json:"in_reply_to"`
+	FederateAs  string            `json:"federate_as"`
 	PublishedAt Nullable[string]  `json:"published_at"`
 }
 
@@ -29,6 +30,7 @@ type postUpdateParams struct {
 	Sensitive   *bool              `json:"sensitive"`
 	Visibility  *murlog.Visibility `json:"visibility"`
 	Language    *string            `json:"language"`
+	FederateAs  *string            `json:"federate_as"`
 	PublishedAt Nullable[string]   `json:"published_at"`
 }
 
@@ -65,15 +67,31 @@ func audience(ctx context.Context) murlog.Audience {
 	return murlog.AudiencePublic
 }
 
+// federateAs reads the federate_as parameter: "" or "article" federates
+// an article as an Article, "note" as a Note (murlog.Post.AsNote).
+func federateAs(v string) (bool, error) {
+	switch v {
+	case "", "article":
+		return false, nil
+	case "note":
+		return true, nil
+	}
+	return false, murlog.Invalid("federate_as", "must be article or note")
+}
+
 func (s *Server) registerPosts() {
 	register(s, "posts.create", owner, true, func(ctx context.Context, p *postCreateParams) (any, error) {
 		sch, err := schedule(p.PublishedAt)
 		if err != nil {
 			return nil, err
 		}
+		asNote, err := federateAs(p.FederateAs)
+		if err != nil {
+			return nil, err
+		}
 		created, err := s.deps.Posts.Create(ctx, post.CreateInput{PersonaID: p.PersonaID, Kind: p.Kind, Title: p.Title,
 			Content: p.Content, Summary: p.Summary, Sensitive: p.Sensitive, Visibility: p.Visibility,
-			Language: p.Language, InReplyTo: p.InReplyTo, PublishedAt: sch})
+			Language: p.Language, InReplyTo: p.InReplyTo, AsNote: asNote, PublishedAt: sch})
 		if err != nil {
 			return nil, err
 		}
@@ -82,6 +100,13 @@ func (s *Server) registerPosts() {
 	register(s, "posts.update", owner, true, func(ctx context.Context, p *postUpdateParams) (any, error) {
 		in := post.UpdateInput{ID: p.ID, Title: p.Title, Content: p.Content, Summary: p.Summary,
 			Sensitive: p.Sensitive, Visibility: p.Visibility, Language: p.Language}
+		if p.FederateAs != nil {
+			asNote, err := federateAs(*p.FederateAs)
+			if err != nil {
+				return nil, err
+			}
+			in.AsNote = &asNote
+		}
 		if p.PublishedAt.Set {
 			sch, err := schedule(p.PublishedAt)
 			if err != nil {

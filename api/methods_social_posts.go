@@ -162,15 +162,13 @@ type threadView struct {
 
 // thread builds the thread of local post id or remote post uri from what
 // this site has: the ancestors are followed up through in_reply_to across
-// local and cached remote posts. Descendants are the cached replies the
-// store can name: today the replies to a local post that notified its
-// persona (the store has no query of replies by parent yet).
+// local and cached remote posts; the descendants are the cached local
+// and remote replies below it, breadth first.
 func (v *views) thread(id, uri string) (*threadView, error) {
 	var (
-		post      any
-		parent    string
-		selfURI   string
-		localPost *murlog.Post
+		post    any
+		parent  string
+		selfURI string
 	)
 	if uri != "" {
 		// A local post named by its URI is a local thread.
@@ -191,7 +189,7 @@ func (v *views) thread(id, uri string) (*threadView, error) {
 		if post, err = v.localPostView(p); err != nil {
 			return nil, err
 		}
-		localPost, parent = p, p.InReplyTo
+		parent = p.InReplyTo
 		selfURI = v.s.deps.Site.PostURL(v.p.Username, p.ID)
 	} else {
 		rp, err := v.tx.RemotePosts().GetByURI(uri)
@@ -217,12 +215,57 @@ func (v *views) thread(id, uri string) (*threadView, error) {
 		out.Ancestors = append([]any{up}, out.Ancestors...)
 		parent = next
 	}
-	if localPost != nil {
-		ds, err := v.repliesTo(localPost)
+	ds, err := v.descendants(selfURI, seen)
+	if err != nil {
+		return nil, err
+	}
+	out.Descendants = ds
+	return out, nil
+}
+
+// maxDescendants bounds the replies a thread lists (breadth first).
+const maxDescendants = 200
+
+// descendants lists the cached replies below uri, local and remote,
+// breadth first (each level oldest first), at most maxDescendants.
+func (v *views) descendants(uri string, seen map[string]bool) ([]any, error) {
+	out := []any{}
+	queue := []string{uri}
+	for len(queue) > 0 && len(out) < maxDescendants {
+		parent := queue[0]
+		queue = queue[1:]
+		room := maxDescendants - len(out)
+		locals, err := v.tx.Posts().Replies(parent, room)
 		if err != nil {
 			return nil, err
 		}
-		out.Descendants = ds
+		for _, p := range locals {
+			u := v.s.deps.Site.PostURL(v.p.Username, p.ID)
+			if p.PersonaID != v.p.ID || seen[u] || len(out) >= maxDescendants {
+				continue
+			}
+			seen[u] = true
+			pv, err := v.localPostView(p)
+			if err != nil {
+				return nil, err
+			}
+			out, queue = append(out, pv), append(queue, u)
+		}
+		remotes, err := v.tx.RemotePosts().Replies(parent, room)
+		if err != nil {
+			return nil, err
+		}
+		for _, rp := range remotes {
+			if seen[rp.URI] || len(out) >= maxDescendants {
+				continue
+			}
+			seen[rp.URI] = true
+			rv, err := v.remotePost(rp)
+			if err != nil {
+				return nil, err
+			}
+			out, queue = append(out, rv), append(queue, rp.URI)
+		}
 	}
 	return out, nil
 }
@@ -246,40 +289,4 @@ func (v *views) parentOf(uri string) (any, string, error) {
 	}
 	rv, err := v.remotePost(rp)
 	return rv, rp.InReplyTo, err
-}
-
-// repliesTo lists the cached remote replies to local post p, oldest
-// first, found through the persona's reply notifications.
-func (v *views) repliesTo(p *murlog.Post) ([]any, error) {
-	out := []any{}
-	before := ""
-	for range 10 { // at most 1,000 notifications looked at
-		ns, err := v.tx.Notifications().List(store.NotificationQuery{PersonaID: v.p.ID,
-			Kinds: []murlog.NotificationKind{murlog.NotifyReply}, Before: before, Limit: social.MaxPage})
-		if err != nil {
-			return nil, err
-		}
-		for _, n := range ns {
-			if n.PostID != p.ID || n.RemotePostID == "" {
-				continue
-			}
-			rp, err := v.tx.RemotePosts().Get(n.RemotePostID)
-			if murlog.ErrorCode(err) == murlog.ENotFound {
-				continue
-			}
-			if err != nil {
-				return nil, err
-			}
-			rv, err := v.remotePost(rp)
-			if err != nil {
-				return nil, err
-			}
-			out = append([]any{rv}, out...)
-		}
-		if len(ns) < social.MaxPage {
-			break
-		}
-		before = ns[len(ns)-1].ID
-	}
-	return out, nil
 }

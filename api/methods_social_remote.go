@@ -265,7 +265,6 @@ func authoredBy(o *activitypub.Object, a *murlog.RemoteActor) bool {
 	return o.AttributedTo.First().ID == a.URI && activitypub.SameOrigin(o.ID, a.URI)
 }
 
-
 // remotePostID finds the remote post a favourite or reblog names: by
 // post_id, or by uri — cached, or (when fetch is set) fetched, checked
 // and stored through the social service, which files it like a received

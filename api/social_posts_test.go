@@ -78,6 +78,16 @@ func TestTimelineHomeThreadsAndNotifications(t *testing.T) {
 	if field(th, "post", "id") != mine.ID || len(field(th, "ancestors").([]any)) != 0 || field(th, "descendants", 0, "uri") != reply.URI {
 		t.Errorf("thread of the local post = %v; want the reply below it", th)
 	}
+	// Replies of replies, local or remote, are descendants too.
+	if ds, _ := field(th, "descendants").([]any); len(ds) != 2 || field(ds, 1, "uri") != child.URI {
+		t.Errorf("descendants of the local post = %v; want the reply, then the reply to it", ds)
+	}
+	own := create(t, e.owner, map[string]any{"content": "thanks", "in_reply_to": child.URI})
+	var deep any
+	e.call("posts.get_thread", map[string]any{"id": mine.ID}, &deep)
+	if ds, _ := field(deep, "descendants").([]any); len(ds) != 3 || field(ds, 2, "id") != own.ID {
+		t.Errorf("descendants after a local reply to the child = %v; want 3, the local reply last", ds)
+	}
 	var byURI any
 	e.call("posts.get_thread", map[string]any{"uri": mineURI}, &byURI)
 	if field(byURI, "post", "id") != mine.ID || field(byURI, "descendants", 0, "uri") != reply.URI {

@@ -52,6 +52,7 @@ type postView struct {
 	PersonaID   string     `json:"persona_id"`
 	Kind        string     `json:"kind"`
 	Title       string     `json:"title,omitempty"`
+	FederateAs  string     `json:"federate_as,omitempty"` // articles: "article" or "note"
 	Content     string     `json:"content"`
 	Source      *string    `json:"source,omitempty"`
 	Summary     string     `json:"summary"`
@@ -88,6 +89,12 @@ func (s *Server) postViewWith(ctx context.Context, p *murlog.Post, asOwner bool,
 		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 	for _, m := range p.Mentions {
 		v.Mentions = append(v.Mentions, m.URI)
+	}
+	if p.Kind == murlog.KindArticle {
+		v.FederateAs = "article"
+		if p.AsNote {
+			v.FederateAs = "note"
+		}
 	}
 	if asOwner {
 		src := p.Source

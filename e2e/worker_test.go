@@ -296,7 +296,7 @@ func TestBadJobsRefusedOrDeadNeverFatal(t *testing.T) {
 	add(worker.TopicSleep, []byte(`{"ms":"10"}`), "payload of queue.sleep does not decode: json: cannot unmarshal string")
 	add(worker.TopicSleep, []byte(`{"ms":600000}`), "queue.sleep: ms must be 0–10000, not 600000")
 	add("no_such.topic", []byte(`{}`), `no handler is registered for topic "no_such.topic"`)
-	add("deliver_note", []byte(`{}`), `no handler is registered for topic "deliver_note"`)
+	add("deliver_nothing", []byte(`{}`), `no handler is registered for topic "deliver_nothing"`)
 	ws.mustEnqueue(t, sleepJobs(10, func(int) string { return `{"ms":20}` })...)
 	noop := queue.NewJob(worker.TopicNoop, []byte("not json at all")) // noop reads no payload
 	ws.mustEnqueue(t, noop)

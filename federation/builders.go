@@ -3,6 +3,7 @@ package federation
 import (
 	"encoding/json"
 	"github.com/murlog/murlog/activitypub"
+	"html"
 	"path"
 	"strconv"
 	"strings"
@@ -143,7 +144,8 @@ func OptionsOf(post *murlog.Post, allowQuotes bool) PostOptions {
 // PostObject is the Note (KindNote) or Article (KindArticle) for post,
 // written by p: the document at Site.PostURL and the object of its
 // Create and Update. An article is an Article with its title as name and
-// the full HTML as content; its description is never put in summary,
+// the full HTML as content (or, when the owner chose AsNote, a Note
+// opening with its title); its description is never put in summary,
 // which Mastodon shows as a content warning (mastodon#8609) — summary
 // carries only post.Summary, a real content warning.
 func PostObject(site murlog.Site, p *murlog.Persona, post *murlog.Post, o PostOptions) *Object {
@@ -166,7 +168,12 @@ func PostObject(site murlog.Site, p *murlog.Persona, post *murlog.Post, o PostOp
 		Cc:           cc,
 		Sensitive:    ptr(post.Sensitive || post.Summary != ""),
 	}
-	if post.Kind == murlog.KindArticle {
+	switch {
+	case post.Kind == murlog.KindArticle && post.AsNote:
+		// The owner's choice for a short titled post: a Note whose first
+		// paragraph is the title, shown in full by Mastodon.
+		obj.Content = "<p><strong>" + html.EscapeString(post.Title) + "</strong></p>" + post.Content
+	case post.Kind == murlog.KindArticle:
 		obj.Type = "Article"
 		obj.Name = post.Title
 	}

@@ -96,3 +96,32 @@ func TestServedNoteCarriesItsMentions(t *testing.T) {
 		t.Fatalf("served note tag %s cc %s; want bob's Mention and bob in cc", tags, cc)
 	}
 }
+
+// TestArticleFederatedAsNote: the owner may federate a short titled post
+// as a Note (Mastodon shows an Article as its title and a link); the
+// note opens with the title. A note cannot ask for it.
+func TestArticleFederatedAsNote(t *testing.T) {
+	s, _ := site(t)
+	art := createPost(t, s, map[string]any{"kind": "article", "title": "Tea & cake", "content": "Short *and* sweet."})
+	n := get(t, s.Server.URL, "/@alice/"+art.ID, apAccept).json(t)
+	if n["type"] != "Article" || n["name"] != "Tea & cake" {
+		t.Fatalf("default article: type %v name %v; want Article named by its title", n["type"], n["name"])
+	}
+	var v map[string]any
+	if err := s.Client.Call(ctx, "posts.update", map[string]any{"id": art.ID, "federate_as": "note"}, &v); err != nil || v["federate_as"] != "note" {
+		t.Fatalf("posts.update federate_as note: %v, %v", v, err)
+	}
+	n = get(t, s.Server.URL, "/@alice/"+art.ID, apAccept).json(t)
+	content, _ := n["content"].(string)
+	if n["type"] != "Note" || n["name"] != nil || !strings.HasPrefix(content, "<p><strong>Tea &amp; cake</strong></p><p>Short <em>and</em> sweet.</p>") {
+		t.Fatalf("article as note: type %v name %v content %q; want a Note opening with the escaped title", n["type"], n["name"], content)
+	}
+	err := s.Client.Call(ctx, "posts.create", map[string]any{"content": "hi", "federate_as": "note"}, nil)
+	if err == nil || !strings.Contains(err.Error(), "federate_as") {
+		t.Fatalf("a note with federate_as: got %v; want invalid federate_as", err)
+	}
+	err = s.Client.Call(ctx, "posts.create", map[string]any{"kind": "article", "title": "x", "content": "y", "federate_as": "page"}, nil)
+	if err == nil || !strings.Contains(err.Error(), "federate_as") {
+		t.Fatalf("federate_as page: got %v; want invalid federate_as", err)
+	}
+}

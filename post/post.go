@@ -64,14 +64,16 @@ func New(st store.Store, site murlog.Site) *Service {
 
 // CreateInput is a new post.
 type CreateInput struct {
-	PersonaID   string // "" for the primary persona
-	Kind        murlog.PostKind
-	Title       string
-	Content     string // source: plain text for notes, Markdown for articles
-	Summary     string
-	Sensitive   bool
-	Visibility  murlog.Visibility // "" for public
-	Language    string
+	PersonaID  string // "" for the primary persona
+	Kind       murlog.PostKind
+	Title      string
+	Content    string // source: plain text for notes, Markdown for articles
+	Summary    string
+	Sensitive  bool
+	Visibility murlog.Visibility // "" for public
+	Language   string
+	// AsNote federates an article as a Note (see murlog.Post.AsNote).
+	AsNote      bool
 	PublishedAt Schedule
 	// InReplyTo is the id (IRI) of the post this one answers, "" for
 	// none: the reply is delivered to the parent's author too.
@@ -88,7 +90,8 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*murlog.Post, err
 	}
 	p := &murlog.Post{ID: murlog.NewID(), Kind: in.Kind, Title: strings.TrimSpace(in.Title),
 		Source: in.Content, Summary: strings.TrimSpace(in.Summary), Sensitive: in.Sensitive,
-		Visibility: in.Visibility, Language: strings.TrimSpace(in.Language), InReplyTo: strings.TrimSpace(in.InReplyTo)}
+		Visibility: in.Visibility, Language: strings.TrimSpace(in.Language), InReplyTo: strings.TrimSpace(in.InReplyTo),
+		AsNote: in.AsNote}
 	if err := validIRI("in_reply_to", p.InReplyTo); err != nil {
 		return nil, err
 	}
@@ -132,6 +135,7 @@ type UpdateInput struct {
 	Sensitive   *bool
 	Visibility  *murlog.Visibility
 	Language    *string
+	AsNote      *bool
 	PublishedAt *Schedule
 }
 
@@ -191,6 +195,9 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (*murlog.Post, err
 		}
 		if in.Language != nil {
 			p.Language = strings.TrimSpace(*in.Language)
+		}
+		if in.AsNote != nil {
+			p.AsNote = *in.AsNote
 		}
 		known := resolved
 		if known == nil {
@@ -388,6 +395,9 @@ func (s *Service) prepare(p *murlog.Post, known mentionSet) error {
 	case murlog.KindNote:
 		if p.Title != "" {
 			return murlog.Invalid("title", "only articles have a title")
+		}
+		if p.AsNote {
+			return murlog.Invalid("federate_as", "only an article can be federated as a note; a note is one already")
 		}
 		if strings.TrimSpace(p.Source) == "" {
 			return murlog.Invalid("content", "is required")

@@ -98,6 +98,9 @@ type RemotePosts interface {
 	// persona liked or boosted, no local post replies to or quotes, that
 	// are not the subject of a mention, reply or quote notification nor
 	// of any notification at or after before. It returns how many went.
+	// Replies returns up to limit cached posts replying to uri, oldest
+	// first (the replies of a thread).
+	Replies(uri string, limit int) ([]*murlog.RemotePost, error)
 	Prune(before time.Time, limit int) (int, error)
 }
 

@@ -145,6 +145,9 @@ type Posts interface {
 	// List returns posts in the order the query's audience implies, newest
 	// first. Limit must be positive.
 	List(q PostQuery) ([]*murlog.Post, error)
+	// Replies returns up to limit local posts (any state) replying to
+	// uri, oldest first.
+	Replies(uri string, limit int) ([]*murlog.Post, error)
 }
 
 // PostQuery selects a page of posts.

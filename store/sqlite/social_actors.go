@@ -235,6 +235,11 @@ func (r remotePosts) GetByURI(uri string) (*murlog.RemotePost, error) {
 	return r.one("uri = ?", uri)
 }
 
+func (r remotePosts) Replies(uri string, limit int) ([]*murlog.RemotePost, error) {
+	return many(r.t, "SELECT "+remotePostCols+" FROM remote_posts WHERE in_reply_to = ? ORDER BY published_at, id LIMIT ?",
+		scanRemotePost, uri, limit)
+}
+
 func (r remotePosts) Delete(id string) error {
 	res, err := r.t.exec("DELETE FROM remote_posts WHERE id = ?", id)
 	return affected(res, err, "remote post")

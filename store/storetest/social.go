@@ -48,6 +48,7 @@ func testSocial(t *testing.T, open Opener) {
 		{"PinsTombstones", testPinsTombstones},
 		{"Timeline", testTimeline},
 		{"Prune", testPrune},
+		{"Replies", testReplies},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}
@@ -324,4 +325,45 @@ func testInboxes(t *testing.T, open Opener) {
 	if got := all(); !slices.Equal(got, want) {
 		t.Errorf("after u0@h2 got a shared inbox, Inboxes = %v; want %v", got, want)
 	}
+}
+
+// testReplies: the replies of a thread, local and remote, oldest first,
+// bounded by limit; other posts' replies are not listed.
+func testReplies(t *testing.T, open Opener) {
+	c := newClock()
+	s := open(t, c.now)
+	per := seedPersona(t, s, c.t)
+	bob := seedActor(t, s, "bob", "r.example", true, c.t)
+	const parent = "https://r.example/users/bob/statuses/0"
+	var want []string
+	for i := 1; i <= 3; i++ {
+		rp := NewRemotePost(bob, i, c.t.Add(time.Duration(i)*time.Minute))
+		rp.InReplyTo = parent
+		update(t, s, func(tx store.Tx) error { return tx.RemotePosts().Upsert(rp) })
+		want = append(want, rp.URI)
+	}
+	other := NewRemotePost(bob, 9, c.t)
+	other.InReplyTo = "https://r.example/users/bob/statuses/8"
+	update(t, s, func(tx store.Tx) error { return tx.RemotePosts().Upsert(other) })
+	pub := c.t
+	mine := NewPost(per.ID, &pub, murlog.VisibilityPublic, c.t)
+	mine.InReplyTo = parent
+	update(t, s, func(tx store.Tx) error { return tx.Posts().Create(mine) })
+	view(t, s, func(tx store.Tx) error {
+		rs, err := tx.RemotePosts().Replies(parent, 2)
+		if err != nil {
+			return err
+		}
+		if len(rs) != 2 || rs[0].URI != want[0] || rs[1].URI != want[1] {
+			t.Errorf("RemotePosts.Replies(limit 2) = %d posts; want %v first", len(rs), want[:2])
+		}
+		ls, err := tx.Posts().Replies(parent, 10)
+		if err != nil {
+			return err
+		}
+		if len(ls) != 1 || ls[0].ID != mine.ID {
+			t.Errorf("Posts.Replies = %d posts; want the local reply", len(ls))
+		}
+		return nil
+	})
 }
