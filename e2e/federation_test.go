@@ -96,6 +96,9 @@ type localPost struct {
 type remotePost struct {
 	ID        string `json:"id"`
 	URI       string `json:"uri"`
+	Type      string `json:"type"`
+	Name      string `json:"name"`
+	External  bool   `json:"external"`
 	Content   string `json:"content"`
 	InReplyTo string `json:"in_reply_to"`
 	UpdatedAt string `json:"updated_at"`
@@ -167,6 +170,7 @@ func (w *walk) run(t *testing.T) {
 		{"follow", w.follow},
 		{"follow-locked", w.followLocked},
 		{"post", w.post},
+		{"article", w.article},
 		{"reply", w.reply},
 		{"mention", w.mention},
 		{"like", w.like},
@@ -284,6 +288,37 @@ func (w *walk) post(t *testing.T) {
 		}
 		return alpha == 1 && d.Failed == 0, fmt.Sprintf("%+v", d)
 	})
+}
+
+// article: bob's article reaches alpha as an Article, shown as its title
+// linking to the original (as Mastodon shows one); the same with
+// federate_as "note" arrives as a Note, in full, the title first.
+func (w *walk) article(t *testing.T) {
+	for _, c := range []struct{ as, typ string }{{"article", "Article"}, {"note", "Note"}} {
+		var p localPost
+		w.b.Call(t, "posts.create", map[string]any{"kind": "article", "title": "Title as " + c.as,
+			"content": "The body of the " + c.as + ".", "federate_as": c.as}, &p)
+		var got remotePost
+		w.eventually(t, "bob's article (as "+c.as+") in alice's home timeline", func() (bool, string) {
+			var ok bool
+			var seen string
+			got, ok, seen = inTimeline(t, w.a, p)
+			return ok, seen
+		})
+		if got.Type != c.typ {
+			t.Errorf("alpha: an article federated as %s arrived as %q; want %s", c.as, got.Type, c.typ)
+		}
+		switch c.typ {
+		case "Article":
+			if !got.External || !strings.Contains(got.Content, p.URL) || !strings.Contains(got.Content, "Title as article") {
+				t.Errorf("alpha: the Article is not shown as its title linking to %s: external=%v %q", p.URL, got.External, got.Content)
+			}
+		case "Note":
+			if got.External || !strings.Contains(got.Content, "Title as note") || !strings.Contains(got.Content, "The body of the note") {
+				t.Errorf("alpha: the article federated as a Note is not shown in full with its title: external=%v %q", got.External, got.Content)
+			}
+		}
+	}
 }
 
 // reply: alice replies to bob's note; bob is notified and both threads
