@@ -16,7 +16,6 @@ import (
 func TestFederationWithAProcess(t *testing.T) {
 	names := fedtest.NewNames()
 	a := fedtest.Start(t, names, fedtest.Options{Name: "127.0.0.1", Username: "alice"})
-	requireFederation(t, a)
 	p := fedtest.StartProcess(t, names, apachetest.Murlog(t), fedtest.Options{Username: "carol"})
 	w := &walk{a: a, b: p, tag: "process"}
 	eventually := func(what string, check func() (bool, string)) {
