@@ -59,6 +59,13 @@ type Options struct {
 	// that maps names like alpha.test to loopback addresses, so they need
 	// not edit /etc/hosts.
 	Resolver outbound.Resolver
+	// CavageOnly is a test-only knob: the instance behaves like a peer
+	// that speaks only draft-cavage HTTP signatures (most of the
+	// fediverse today). It signs every outbound request with cavage and
+	// never tries RFC 9421, and its inboxes answer 401 to a request
+	// signed with RFC 9421, so the interop test can check that the other
+	// side falls back once and remembers. Never set in production.
+	CavageOnly bool
 }
 
 // App is a running murlog instance.
@@ -326,7 +333,11 @@ func (a *App) routes() http.Handler {
 		}
 		httpd.WriteError(w, r, a.log, murlog.NotFound("page"))
 	})
-	return httpd.Log(a.log.With("svc", a.svc()), httpd.Guard(a.phase, mux))
+	var h http.Handler = mux
+	if a.opts.CavageOnly {
+		h = refuseRFC9421Inbox(h)
+	}
+	return httpd.Log(a.log.With("svc", a.svc()), httpd.Guard(a.phase, h))
 }
 
 // federation serves discovery and the ActivityPub documents once setup

@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"strings"
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/config"
@@ -31,13 +33,31 @@ func (a *App) newOutbound(cfg *config.Config, site murlog.Site) *outbound.Client
 	})
 }
 
+// refuseRFC9421Inbox answers 401 to an inbox POST signed with RFC 9421
+// (it carries Signature-Input), as a server that knows only draft-cavage
+// refuses a signature it cannot read. Test-only: see Options.CavageOnly.
+func refuseRFC9421Inbox(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		inbox := r.URL.Path == "/inbox" || strings.HasSuffix(r.URL.Path, "/inbox")
+		if r.Method == http.MethodPost && inbox && r.Header.Get("Signature-Input") != "" {
+			http.Error(w, "signature not understood (this peer speaks only draft-cavage)", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 // wireFederation builds what federation needs once the domain is known
 // (setup complete): the social service, the personas' signers and the
 // endpoints' handler with its ports over the store.
 func (a *App) wireFederation(rt *runtime) {
 	db := rt.eng.store
 	rt.social = social.New(db, rt.site)
-	rt.keys = federation.NewKeys(rt.site, a.opts.Now)
+	var schemes []outbound.Scheme
+	if a.opts.CavageOnly {
+		schemes = []outbound.Scheme{outbound.SchemeCavage} // a test peer of the old generation
+	}
+	rt.keys = federation.NewKeys(rt.site, a.opts.Now, schemes...)
 	ports := federation.StorePorts{Store: db}
 	a.wireVerifier(rt)
 	rt.mentions = mentionResolver{rt.resolver}

@@ -33,7 +33,7 @@ type Signer interface {
 
 // knock sends r, signed as the domain's Memory says or RFC 9421 first;
 // an unknown domain that refuses RFC 9421 with 401/403 gets one more try
-// with cavage. exhausted reports that a 401/403 cannot be fixed by
+// with cavage. RFC 9421 is remembered only from an accepted POST. exhausted reports that a 401/403 cannot be fixed by
 // another scheme (both were tried, or the request was not signed).
 func (c *Client) knock(ctx context.Context, r request, s Signer) (resp *http.Response, exhausted bool, err error) {
 	if s == nil {
@@ -53,7 +53,13 @@ func (c *Client) knock(ctx context.Context, r request, s Signer) (resp *http.Res
 	case known:
 		return resp, false, nil
 	case ok(resp.StatusCode):
-		c.mem.Remember(domain, scheme)
+		// A 2xx to a GET proves nothing about the scheme: most servers
+		// serve public documents whatever the signature, and one that
+		// speaks only cavage would then be remembered as RFC 9421 and
+		// refuse every delivery. A POST is always verified.
+		if r.method != http.MethodGet {
+			c.mem.Remember(domain, scheme)
+		}
 		return resp, false, nil
 	case resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden:
 		return resp, false, nil

@@ -98,6 +98,41 @@ func TestSingleKnockWhenRFC9421Accepted(t *testing.T) {
 	}
 }
 
+// A signed GET that a server answers whatever the signature (a public
+// document on a server that speaks only cavage) does not teach the
+// memory RFC 9421: the next POST still knocks twice and learns cavage.
+func TestAcceptedGetTeachesNothing(t *testing.T) {
+	k := &knockServer{}
+	k.server = newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		k.requests.Add(1)
+		k.mu.Lock()
+		k.seen = append(k.seen, r.Method+" "+r.Header.Get("X-Test-Scheme"))
+		k.mu.Unlock()
+		if r.Method == http.MethodGet || r.Header.Get("X-Test-Scheme") == "cavage" {
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+		w.WriteHeader(http.StatusUnauthorized)
+	})
+	mem := NewMemory(10)
+	c := local(t, Options{Memory: mem})
+	if _, err := c.Get(context.Background(), k.at("a.test", "/actor"), "application/activity+json", &testSigner{}); err != nil {
+		t.Fatal(err)
+	}
+	if s, ok := mem.Scheme("a.test:" + k.port()); ok {
+		t.Errorf("after an accepted GET, Memory.Scheme = %v; want nothing remembered", s)
+	}
+	if _, err := c.Post(context.Background(), k.at("a.test", "/inbox"), "application/activity+json", []byte("{}"), &testSigner{}); err != nil {
+		t.Fatalf("POST after the GET: %v; want the cavage knock accepted", err)
+	}
+	if seen := k.take(); fmt.Sprint(seen) != "[GET rfc9421 POST rfc9421 POST cavage]" {
+		t.Errorf("requests %q; want the GET, then the POST knocking twice", seen)
+	}
+	if s, ok := mem.Scheme("a.test:" + k.port()); !ok || s != SchemeCavage {
+		t.Errorf("Memory.Scheme = %v, %v; want cavage remembered from the POST", s, ok)
+	}
+}
+
 func TestKnockRefusedByBoth(t *testing.T) {
 	k := newKnockServer(t, map[string]int{"rfc9421": 401, "cavage": 403})
 	mem := NewMemory(10)
