@@ -54,6 +54,12 @@ const (
 	DefaultDomainBurst = 400
 )
 
+// forgeryPenalty is how many requests' worth of tokens a signature that
+// fails to verify costs its client and its signing domain: a server whose
+// key rotated loses a few deliveries' worth and retries later; a forger
+// is held to a tenth of the rate.
+const forgeryPenalty = 10
+
 // InboxDeps are what the inbox needs; Handler (personas), Store and
 // Verifier are required.
 type InboxDeps struct {
@@ -208,6 +214,14 @@ func (in *Inbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	signer, err := in.d.Verifier.Check(ctx, sig)
 	if err != nil {
+		if se := (*httpsig.Error)(nil); errors.As(err, &se) {
+			// A signature that does not verify against the key cost a
+			// public-key operation: the client and the domain it claims
+			// pay for it, so a stream of forgeries is soon refused by the
+			// buckets. (A key that cannot be fetched costs no such check.)
+			in.clients.Charge(client, forgeryPenalty)
+			in.domains.Charge(domain, forgeryPenalty)
+		}
 		in.fromErr(w, r, err, "key_id", sanitizeLog(sig.KeyID))
 		return
 	}

@@ -126,7 +126,14 @@ var InboxPolicy = queue.Policy{MaxAttempts: 5, Timeout: queue.DefaultTimeout, Ba
 		d *= 4
 	}
 	return d
-}}
+}, Concurrency: InboxConcurrency}
+
+// InboxConcurrency is how many inbox.process jobs one worker runs at once.
+// Each is a few short write transactions on the database's one writer,
+// so more at once only queue for it; two keep the writer busy while the
+// rest of the machine answers requests and delivers (a boosted post
+// brings a burst of activities, which the queue absorbs).
+const InboxConcurrency = 1
 
 // RegisterInboxProcess registers inbox.process (InboxPolicy) and the
 // answers to quote requests, accept_quote and reject_quote (deliveries:

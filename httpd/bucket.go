@@ -64,6 +64,27 @@ func (b *Buckets) Allow(key string) (ok bool, retry time.Duration) {
 	return true, 0
 }
 
+// Charge takes n more tokens from key's bucket, as a penalty for a
+// request that turned out to be bad after it was allowed (a forged
+// signature cost a signature check). The bucket may go below zero, down
+// to -Burst, so that a key sending forgeries is refused, cheaply, for
+// longer. A key not tracked is not added.
+func (b *Buckets) Charge(key string, n float64) {
+	now := time.Now
+	if b.Now != nil {
+		now = b.Now
+	}
+	t := now()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	k, ok := b.m[key]
+	if !ok {
+		return
+	}
+	k.refill(t, b.Rate, b.Burst)
+	k.tokens = max(k.tokens-n, -b.Burst)
+}
+
 // Len is the number of keys tracked.
 func (b *Buckets) Len() int {
 	b.mu.Lock()

@@ -93,3 +93,21 @@ func BenchmarkBucketsAllow(b *testing.B) {
 		}
 	})
 }
+
+func TestBucketsCharge(t *testing.T) {
+	now := time.Unix(1000, 0)
+	b := &Buckets{Rate: 10, Burst: 10, Now: func() time.Time { return now }}
+	b.Allow("forger")
+	b.Charge("forger", 15) // 9 tokens left, minus 15, floored at -10
+	if ok, retry := b.Allow("forger"); ok || retry < 700*time.Millisecond {
+		t.Fatalf("after a penalty of 15: got allowed=%v retry %v; want refused until 7 tokens refill (0.7 s)", ok, retry)
+	}
+	now = now.Add(1100 * time.Millisecond) // -6 + 11 = 5 tokens
+	if ok, _ := b.Allow("forger"); !ok {
+		t.Fatal("after the penalty refilled: got refused; want allowed")
+	}
+	b.Charge("stranger", 5)
+	if b.Len() != 1 {
+		t.Fatalf("Charge of an untracked key: Len %d; want 1 (not added)", b.Len())
+	}
+}

@@ -17,6 +17,13 @@ type Policy struct {
 	Backoff func(attempt int) time.Duration
 	// Timeout bounds one run.
 	Timeout time.Duration
+	// Concurrency caps how many jobs of the topic one worker runs at
+	// once; 0 means no cap beyond the worker's own. Jobs bound by the
+	// database's single writer (inbox processing) gain nothing from more
+	// than one or two at once, and capping them leaves the CPU to the
+	// requests being served and the slots to deliveries, which wait on
+	// the network.
+	Concurrency int
 }
 
 // Defaults.

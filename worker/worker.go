@@ -197,6 +197,7 @@ type run struct {
 	results  chan outcome
 	ready    []*queue.Job // claimed, waiting for a free slot
 	inflight int
+	running  map[string]int // running jobs per topic, for Policy.Concurrency
 	conc     int
 	sinceEv  int
 	acks     []queue.Ack
@@ -208,7 +209,7 @@ type run struct {
 func (w *Worker) newRun(ctx context.Context, claimSize int, resident bool) *run {
 	jobCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	return &run{w: w, ctx: ctx, jobCtx: jobCtx, cancel: cancel, claimSize: claimSize, resident: resident,
-		results: make(chan outcome, DefaultMaxConcurrency*2), lastMnt: time.Now()}
+		results: make(chan outcome, DefaultMaxConcurrency*2), lastMnt: time.Now(), running: map[string]int{}}
 }
 
 func (r *run) claiming() bool {
@@ -257,8 +258,11 @@ func (r *run) loop() (int, error) {
 			r.ready = nil
 		}
 		for r.inflight < r.conc {
-			if len(r.ready) == 0 {
-				if !r.claiming() {
+			i := r.next()
+			if i < 0 {
+				// Nothing ready, or every ready job's topic is at its
+				// cap: claim more, up to a few batches waiting.
+				if !r.claiming() || len(r.ready) >= maxWaiting*r.claimSize {
 					break
 				}
 				// Claim a whole batch even when fewer slots are free: one
@@ -276,8 +280,9 @@ func (r *run) loop() (int, error) {
 				}
 				continue
 			}
-			j := r.ready[0]
-			r.ready = r.ready[1:]
+			j := r.ready[i]
+			r.ready = append(r.ready[:i], r.ready[i+1:]...)
+			r.running[j.Topic]++
 			r.inflight++
 			r.sinceEv++
 			go r.execute(j)
@@ -311,6 +316,7 @@ func (r *run) loop() (int, error) {
 		select {
 		case o := <-r.results:
 			r.inflight--
+			r.running[o.job.Topic]--
 			r.record(o)
 		case <-ackC:
 			ackTimer = nil
@@ -334,6 +340,22 @@ func (r *run) loop() (int, error) {
 			r.reevaluate()
 		}
 	}
+}
+
+// maxWaiting bounds the claimed jobs held back by their topics' caps, in
+// claim batches: enough to find jobs of other topics behind a backlog of
+// capped ones, few enough that none waits long after its claim.
+const maxWaiting = 4
+
+// next returns the index of the first ready job whose topic is under its
+// Policy.Concurrency cap, or -1.
+func (r *run) next() int {
+	for i, j := range r.ready {
+		if c := r.w.o.Registry.Policy(j.Topic).Concurrency; c <= 0 || r.running[j.Topic] < c {
+			return i
+		}
+	}
+	return -1
 }
 
 // wait blocks the idle resident loop until jobs may be runnable.

@@ -490,3 +490,39 @@ func TestMaintainSchedulesPeriodicJobsOncePerPeriod(t *testing.T) {
 		t.Fatalf("Maintain ×3 with a daily periodic job: got %d jobs; want 1", len(got))
 	}
 }
+
+// TestPolicyConcurrencyCapsATopic: a topic whose policy caps its
+// concurrency never runs more jobs at once than the cap, while other
+// topics keep the worker's slots.
+func TestPolicyConcurrencyCapsATopic(t *testing.T) {
+	e := newEnv(t)
+	var mu sync.Mutex
+	running, most := map[string]int{}, map[string]int{}
+	track := func(topic string) HandlerFunc {
+		return func(context.Context, *queue.Job) error {
+			mu.Lock()
+			running[topic]++
+			most[topic] = max(most[topic], running[topic])
+			mu.Unlock()
+			time.Sleep(20 * time.Millisecond)
+			mu.Lock()
+			running[topic]--
+			mu.Unlock()
+			return nil
+		}
+	}
+	e.reg.Handle("test.capped", track("test.capped"), queue.Policy{Concurrency: 2})
+	e.reg.Handle("test.free", track("test.free"), queue.Policy{})
+	e.enqueue(t, "test.capped", `{}`, 40)
+	e.enqueue(t, "test.free", `{}`, 40)
+	n, err := e.worker(Options{MinConcurrency: 8, MaxConcurrency: 8}).RunBatch(ctx, 20, 30*time.Second)
+	if err != nil || n != 80 {
+		t.Fatalf("RunBatch: %d jobs, %v; want all 80", n, err)
+	}
+	if most["test.capped"] > 2 || most["test.capped"] < 1 {
+		t.Errorf("capped topic ran %d at once; want at most its cap of 2", most["test.capped"])
+	}
+	if most["test.free"] < 4 {
+		t.Errorf("uncapped topic ran at most %d at once beside the capped one; want the other slots (≥ 4 of 8)", most["test.free"])
+	}
+}
