@@ -45,9 +45,9 @@ type Post struct {
 	// AsNote federates an article as a Note rather than an Article:
 	// Mastodon shows an Article as its title and a link, which suits a
 	// long read but not a short titled post. Articles only.
-	AsNote bool
-	InReplyTo  string // the parent's id IRI for a reply, "" otherwise
-	QuoteOf    string // the quoted post's id IRI, "" otherwise
+	AsNote    bool
+	InReplyTo string // the parent's id IRI for a reply, "" otherwise
+	QuoteOf   string // the quoted post's id IRI, "" otherwise
 	// Mentions are the remote accounts the post mentions, as resolved
 	// when it was written: addressed and delivered to even without a
 	// follow.
