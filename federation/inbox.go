@@ -204,7 +204,21 @@ func (in *Inbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		in.fromErr(w, r, refusal(murlog.EUnauthorized, "digest", err), "key_id", sanitizeLog(sig.KeyID))
 		return
 	}
-	if !in.d.Verifier.Known(ctx, sig.KeyID) && selfDelete(body) {
+	known := in.d.Verifier.KnownActor(ctx, sig.KeyID)
+	if known != nil {
+		// A blocked actor is always a known one: its activity is dropped
+		// before its signature is checked, so not even a rotated key of
+		// it is fetched.
+		if blocked, err := in.d.Verifier.ActorBlocked(ctx, personaID, known.ID); err != nil {
+			in.fromErr(w, r, err)
+			return
+		} else if blocked {
+			in.log.Info("inbox dropped", "reason", "actor is blocked", "actor", known.URI, "key_id", sanitizeLog(sig.KeyID))
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+	}
+	if known == nil && selfDelete(body) {
 		// A deleted account's server tells every server it ever reached;
 		// its key is gone with it, and we never knew it: nothing to
 		// verify, nothing to delete, no fetch (Mastodon drops these too).

@@ -260,6 +260,16 @@ func TestInboxDropsBlockedActorSilently(t *testing.T) {
 		t.Error("an activity of a blocked actor was stored")
 	}
 	wantLog(t, s, "blocked actor", "inbox dropped", "actor is blocked")
+	// Blocks are checked before any key fetch: even with a rotated key,
+	// which would otherwise be refetched, the blocked actor costs none.
+	a.key = readKey(t, "rsa-b")
+	c.advance(10 * time.Minute) // past the refetch throttle
+	hits := rm.hits.Load()
+	r = send(t, rm.signed(t, s.Server.URL, "/@alice/inbox", a, create(rm.actorURI(a), 2), httpsig.Cavage, c.now()))
+	wantStatus(t, r, http.StatusAccepted, "blocked actor, rotated key")
+	if n := rm.hits.Load() - hits; n != 0 || hasItem(t, s, activityID(rm.actorURI(a), 2)) {
+		t.Errorf("blocked actor with a rotated key: %d key fetches, stored %v; want none, not stored", n, hasItem(t, s, activityID(rm.actorURI(a), 2)))
+	}
 }
 
 func TestInboxKeyRotation(t *testing.T) {

@@ -157,17 +157,18 @@ func (v *Verifier) Check(ctx context.Context, sig *httpsig.Signature) (*murlog.R
 	return k.actor, nil
 }
 
-// Known reports whether keyID is in memory or in the store, so verifying
-// a signature by it needs no fetch.
-func (v *Verifier) Known(ctx context.Context, keyID string) bool {
+// KnownActor returns the actor owning keyID when murlog already has it
+// (the key cache, else the store), nil otherwise. It fetches nothing, so
+// the inbox can drop a blocked actor's activity before any key fetch.
+func (v *Verifier) KnownActor(ctx context.Context, keyID string) *murlog.RemoteActor {
 	if k := v.keys.get(keyID); k != nil && v.d.Now().Sub(k.at) < keyTTL {
-		return true
+		return k.actor
 	}
-	found := false
+	var found *murlog.RemoteActor
 	v.d.Store.View(ctx, func(tx store.Tx) error {
 		for _, id := range keyForms(keyID) {
-			if _, err := tx.RemoteActors().GetByKeyID(id); err == nil {
-				found = true
+			if a, err := tx.RemoteActors().GetByKeyID(id); err == nil {
+				found = a
 				return nil
 			}
 		}
