@@ -131,6 +131,7 @@ func (h *Handler) postPart(w http.ResponseWriter, r *http.Request) {
 		if ok {
 			h.writeJSON(w, r, http.StatusOK, cache, RepliesCollection(h.d.Site, pd.p.Username, post.ID, 0, true))
 		}
+	case seg == "activities" && h.quoteAuthorization(w, r, sub):
 	case seg == "activities":
 		s, pd, post, cache, ok := h.visiblePost(w, r, sub)
 		if ok {
@@ -316,4 +317,43 @@ func (h *Handler) featured(w http.ResponseWriter, r *http.Request) {
 // optionsOf are post's document options under the site settings of s.
 func (s *snapshot) optionsOf(post *murlog.Post) PostOptions {
 	return OptionsOf(post, s.site == nil || s.site.AllowQuotes)
+}
+
+// quoteAuthorization serves the QuoteAuthorization with id, if there is
+// one, and reports whether it answered. The consent holds while the
+// quoted post is public and the owner allows quotes; otherwise the id
+// answers 404 like any withdrawn document.
+func (h *Handler) quoteAuthorization(w http.ResponseWriter, r *http.Request, id string) bool {
+	if !murlog.ValidID(id) {
+		return false
+	}
+	var (
+		q    *store.QuoteAuthorization
+		post *murlog.Post
+	)
+	err := h.d.Store.View(r.Context(), func(tx store.Tx) error {
+		var err error
+		if q, err = tx.QuoteAuthorizations().Get(id); err != nil {
+			return err
+		}
+		post, err = tx.Posts().Get(q.PostID)
+		return err
+	})
+	if murlog.ErrorCode(err) == murlog.ENotFound {
+		return false
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return true
+	}
+	s, pd, ok := h.persona(w, r)
+	if !ok {
+		return true
+	}
+	if pd.p.ID != q.PersonaID || !post.PublicAt(h.d.Now()) || (s.site != nil && !s.site.AllowQuotes) {
+		h.notFound(w, r)
+		return true
+	}
+	h.writeJSON(w, r, http.StatusOK, "public, max-age=180", QuoteAuthorizationDoc(h.d.Site, pd.p.Username, q))
+	return true
 }

@@ -48,8 +48,11 @@ type QuoteAnswerPayload struct {
 var quoteNS = uuid.MustParse("6b0f4c1e-2d7a-4e95-9c38-7a1e5d2b9f04")
 
 func quoteID(site murlog.Site, username, kind, key string) string {
-	return site.ActivityURL(username, uuid.NewSHA1(quoteNS, []byte(kind+"\n"+key)).String())
+	return site.ActivityURL(username, quoteKey(kind, key))
 }
+
+// quoteKey is the last segment of a quote answer's or authorization's id.
+func quoteKey(kind, key string) string { return uuid.NewSHA1(quoteNS, []byte(kind+"\n"+key)).String() }
 
 // QuoteAuthorizationID is the id of the QuoteAuthorization persona
 // username gives for the quoting post quoting.
@@ -105,6 +108,11 @@ func (p *Processor) quoteRequest(ctx context.Context, a *activity) error {
 		}
 		if !allowed {
 			topic = TopicRejectQuote
+		} else if err := tx.QuoteAuthorizations().Put(&store.QuoteAuthorization{ID: quoteKey("authorization", quoting),
+			PersonaID: owner.ID, PostID: post.ID, Quoting: quoting, CreatedAt: tx.Now()}); err != nil {
+			// Kept so that its id answers: a server checks the consent by
+			// fetching it.
+			return err
 		}
 		pl := QuoteAnswerPayload{PersonaID: owner.ID, ID: quoteID(p.d.Site, owner.Username, topic, a.ID), Request: a.ID,
 			Actor: a.actor.URI, Inbox: a.actor.Inbox, Quoted: quoted, Quoting: quoting}
@@ -182,4 +190,13 @@ func (p *Processor) answerQuote(ctx context.Context, pl QuoteAnswerPayload, j *q
 		return err
 	}
 	return nil
+}
+
+// QuoteAuthorizationDoc is the document at a QuoteAuthorization's id,
+// which a server fetches to check a quote's consent: served while the
+// quoted post is public and the owner allows quotes, after which the
+// consent is withdrawn (404).
+func QuoteAuthorizationDoc(site murlog.Site, username string, q *store.QuoteAuthorization) any {
+	return &quoteDoc{Context: json.RawMessage(quoteContext), ID: site.ActivityURL(username, q.ID), Type: "QuoteAuthorization",
+		AttributedTo: site.ActorURL(username), InteractingObject: q.Quoting, InteractionTarget: site.PostURL(username, q.PostID)}
 }

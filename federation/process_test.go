@@ -2,6 +2,8 @@ package federation_test
 
 import (
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -299,6 +301,29 @@ func TestProcessQuoteRequest(t *testing.T) {
 				if res["type"] != "QuoteAuthorization" || res["interactingObject"] != dave.URI+"/statuses/9" ||
 					res["interactionTarget"] != uri || !strings.HasPrefix(res["id"].(string), procSite.Base()) {
 					t.Errorf("result = %v", res)
+				}
+				// The consent's id answers, which is how a server checks it,
+				// until the owner stops allowing quotes.
+				h := federation.New(federation.Deps{Site: procSite, Store: e.db})
+				authz := func() *httptest.ResponseRecorder {
+					u, _ := url.Parse(res["id"].(string))
+					req := httptest.NewRequest("GET", u.Path, nil)
+					req.Header.Set("Accept", "application/activity+json")
+					w := httptest.NewRecorder()
+					h.ServeHTTP(w, req)
+					return w
+				}
+				if w := authz(); w.Code != 200 || !strings.Contains(w.Body.String(), `"type":"QuoteAuthorization"`) ||
+					!strings.Contains(w.Body.String(), `"interactingObject":"`+dave.URI+`/statuses/9"`) {
+					t.Errorf("GET the QuoteAuthorization: %d %s; want 200 with the authorization", w.Code, w.Body)
+				}
+				no := false
+				if _, err := settings.New(e.db).Update(ctx, settings.Update{AllowQuotes: &no}); err != nil {
+					t.Fatal(err)
+				}
+				h.Invalidate()
+				if w := authz(); w.Code != 404 {
+					t.Errorf("GET the QuoteAuthorization after allow_quotes off: %d; want 404 (withdrawn)", w.Code)
 				}
 			} else if res != nil {
 				t.Errorf("a Reject with a result: %v", res)

@@ -69,6 +69,8 @@ type Tx interface {
 	Timeline() Timeline
 	// InboxItems holds accepted inbox activities (inbox.go).
 	InboxItems() InboxItems
+	// QuoteAuthorizations are the quote consents personas granted.
+	QuoteAuthorizations() QuoteAuthorizations
 }
 
 // FanoutProgress stores each fan-out's position, written in the same

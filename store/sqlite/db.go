@@ -274,6 +274,9 @@ func (t *tx) Pins() store.Pins                       { return pins{t} }
 func (t *tx) Tombstones() store.Tombstones           { return tombstones{t} }
 func (t *tx) Timeline() store.Timeline               { return timeline{t} }
 func (t *tx) InboxItems() store.InboxItems           { return inboxItems{t} }
+func (t *tx) QuoteAuthorizations() store.QuoteAuthorizations {
+	return quoteAuthorizations{t}
+}
 
 // stmt returns the prepared statement for query bound to this transaction.
 // Statements are prepared once per connection and reused, which saves the

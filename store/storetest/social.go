@@ -49,6 +49,7 @@ func testSocial(t *testing.T, open Opener) {
 		{"Timeline", testTimeline},
 		{"Prune", testPrune},
 		{"Replies", testReplies},
+		{"QuoteAuthorizations", testQuoteAuthorizations},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}
@@ -363,6 +364,39 @@ func testReplies(t *testing.T, open Opener) {
 		}
 		if len(ls) != 1 || ls[0].ID != mine.ID {
 			t.Errorf("Posts.Replies = %d posts; want the local reply", len(ls))
+		}
+		return nil
+	})
+}
+
+// testQuoteAuthorizations: a granted quote consent is kept once, read
+// back, and goes with its post.
+func testQuoteAuthorizations(t *testing.T, open Opener) {
+	c := newClock()
+	s := open(t, c.now)
+	per := seedPersona(t, s, c.t)
+	pub := c.t
+	p := NewPost(per.ID, &pub, murlog.VisibilityPublic, c.t)
+	update(t, s, func(tx store.Tx) error { return tx.Posts().Create(p) })
+	q := &store.QuoteAuthorization{ID: murlog.NewID(), PersonaID: per.ID, PostID: p.ID, Quoting: "https://r.example/notes/1", CreatedAt: c.t}
+	update(t, s, func(tx store.Tx) error { return tx.QuoteAuthorizations().Put(q) })
+	again := *q
+	again.Quoting = "https://r.example/notes/other"
+	update(t, s, func(tx store.Tx) error { return tx.QuoteAuthorizations().Put(&again) })
+	view(t, s, func(tx store.Tx) error {
+		got, err := tx.QuoteAuthorizations().Get(q.ID)
+		if err != nil {
+			return err
+		}
+		if got.Quoting != q.Quoting || got.PostID != p.ID || !got.CreatedAt.Equal(q.CreatedAt) {
+			t.Errorf("QuoteAuthorizations.Get = %+v; want the first Put kept", got)
+		}
+		return nil
+	})
+	update(t, s, func(tx store.Tx) error { return tx.Posts().Delete(p.ID) })
+	view(t, s, func(tx store.Tx) error {
+		if _, err := tx.QuoteAuthorizations().Get(q.ID); murlog.ErrorCode(err) != murlog.ENotFound {
+			t.Errorf("authorization of a deleted post: %v; want not found", err)
 		}
 		return nil
 	})
