@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -114,6 +115,10 @@ func Decide(j *Job, r Result, p Policy) Settlement {
 			s.Status = Dead
 		} else {
 			s.Delay = p.Normal().Backoff(j.Attempt)
+			var ra retryAfter
+			if errors.As(r.Err, &ra) && ra.after > s.Delay {
+				s.Delay = ra.after
+			}
 		}
 	}
 	return s

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -64,5 +65,30 @@ func TestDefaultAndDeliveryBackoff(t *testing.T) {
 	}
 	if got := DefaultPolicy.Backoff(30); got != 5*time.Minute {
 		t.Errorf("default backoff after attempt 30 = %v; want the 5 minute cap", got)
+	}
+}
+
+func TestDecideHonoursRetryAfter(t *testing.T) {
+	j := &Job{Attempt: 1}
+	p := DeliveryPolicy // 30 s after the first attempt
+	for _, tc := range []struct {
+		name  string
+		err   error
+		delay time.Duration
+	}{
+		{"plain error: the backoff", errors.New("503"), 30 * time.Second},
+		{"Retry-After shorter than the backoff: the backoff", RetryAfter(errors.New("429"), 5*time.Second), 30 * time.Second},
+		{"Retry-After longer: honoured", RetryAfter(errors.New("429"), 10*time.Minute), 10 * time.Minute},
+		{"Retry-After of a week: capped", RetryAfter(errors.New("429"), 7*24*time.Hour), MaxRetryAfter},
+		{"wrapped further", fmt.Errorf("deliver: %w", RetryAfter(errors.New("503"), 3*time.Minute)), 3 * time.Minute},
+	} {
+		s := Decide(j, Result{Status: Retry, Err: tc.err}, p)
+		if s.Status != Retry || s.Delay != tc.delay {
+			t.Errorf("%s: status %v delay %v; want retry after %v", tc.name, s.Status, s.Delay, tc.delay)
+		}
+	}
+	last := &Job{Attempt: 5}
+	if s := Decide(last, Result{Status: Retry, Err: RetryAfter(errors.New("429"), time.Minute)}, p); s.Status != Dead {
+		t.Errorf("Retry-After on the last attempt: status %v; want dead (it adds no attempt)", s.Status)
 	}
 }

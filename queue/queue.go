@@ -189,6 +189,30 @@ func Permanent(err error) error {
 	return permanent{err}
 }
 
+// retryAfter asks for a retry no sooner than after.
+type retryAfter struct {
+	err   error
+	after time.Duration
+}
+
+func (r retryAfter) Error() string { return r.err.Error() }
+func (r retryAfter) Unwrap() error { return r.err }
+
+// MaxRetryAfter bounds the wait a RetryAfter may ask for: a remote's
+// Retry-After of a week must not park a job for a week.
+const MaxRetryAfter = time.Hour
+
+// RetryAfter wraps err so that, when the job is retried, its next run
+// waits at least after (a remote server's Retry-After), and never less
+// than its policy's backoff; at most MaxRetryAfter. It does not add an
+// attempt: a job on its last attempt still goes dead.
+func RetryAfter(err error, after time.Duration) error {
+	if err == nil || after <= 0 {
+		return err
+	}
+	return retryAfter{err, min(after, MaxRetryAfter)}
+}
+
 // IsPermanent reports whether err was wrapped by Permanent.
 func IsPermanent(err error) bool {
 	var p permanent

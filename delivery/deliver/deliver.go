@@ -182,6 +182,12 @@ func (h *handlers) send(ctx context.Context, p *murlog.Persona, inbox string, bo
 	if outbound.Permanent(err) {
 		return queue.Permanent(err)
 	}
+	var se *outbound.StatusError
+	if errors.As(err, &se) && se.RetryAfter > 0 {
+		// A 429 or 503 that says when to come back is taken at its word
+		// (when that is later than the backoff would wait).
+		return queue.RetryAfter(err, se.RetryAfter)
+	}
 	return err
 }
 

@@ -332,6 +332,30 @@ func TestBreakerCountsFailures(t *testing.T) {
 	}
 }
 
+// TestRetryAfterIsHonoured: a 429 with Retry-After: 600 is retried after
+// ten minutes, not after the policy's 30 s.
+func TestRetryAfterIsHonoured(t *testing.T) {
+	e := newEnv(t)
+	e.followers(1, 1, true, "b")
+	e.sink.setStatus("/inbox", http.StatusTooManyRequests)
+	e.publish(post.CreateInput{})
+	e.run()
+	if n := len(e.sink.take()); n != 1 {
+		t.Fatalf("first delivery: %d POSTs; want 1", n)
+	}
+	e.sink.setStatus("/inbox", http.StatusAccepted)
+	e.clock.advance(time.Minute) // past the backoff, not the Retry-After
+	e.run()
+	if n := len(e.sink.take()); n != 0 || e.state(delivery.TopicDeliverNote) != queue.StateScheduled {
+		t.Fatalf("a minute later: %d POSTs, job %s; want none, still scheduled (Retry-After: 600)", n, e.state(delivery.TopicDeliverNote))
+	}
+	e.clock.advance(10 * time.Minute)
+	e.run()
+	if n := len(e.sink.take()); n != 1 || e.state(delivery.TopicDeliverNote) != queue.StateDone {
+		t.Fatalf("after the Retry-After: %d POSTs, job %s; want it delivered", n, e.state(delivery.TopicDeliverNote))
+	}
+}
+
 // TestReplyReachesParentAuthor: a reply goes to the parent's author even
 // when the author does not follow, and names the parent in inReplyTo.
 func TestReplyReachesParentAuthor(t *testing.T) {

@@ -104,6 +104,9 @@ func (s *sink) serve(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		st = http.StatusAccepted
 	}
+	if st == http.StatusTooManyRequests {
+		w.Header().Set("Retry-After", "600") // come back in ten minutes
+	}
 	w.WriteHeader(st)
 }
 
