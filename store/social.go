@@ -182,7 +182,8 @@ type Deliveries interface {
 	// Add records pending deliveries of key to inboxes at at; inboxes
 	// already recorded for key are left as they are.
 	Add(key string, at time.Time, inboxes ...string) error
-	// Set records an outcome: delivered and failed count an attempt,
+	// Set records an outcome: delivered and failed count an attempt, and
+	// so does pending with an errMsg (a failed try that will be retried);
 	// errMsg is kept (cut to MaxDomainError characters; "" clears it). An
 	// inbox not yet recorded is added.
 	Set(key, inbox string, state murlog.DeliveryState, errMsg string, at time.Time) error

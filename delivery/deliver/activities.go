@@ -19,7 +19,7 @@ import (
 
 // deliverNote is deliver_note: a post's Create or Update to one inbox,
 // recorded in the post's Deliveries.
-func (h *handlers) deliverNote(ctx context.Context, pl delivery.NotePayload, _ *queue.Job) error {
+func (h *handlers) deliverNote(ctx context.Context, pl delivery.NotePayload, j *queue.Job) error {
 	var (
 		post *murlog.Post
 		p    *murlog.Persona
@@ -51,7 +51,7 @@ func (h *handlers) deliverNote(ctx context.Context, pl delivery.NotePayload, _ *
 	if err != nil {
 		return err
 	}
-	return h.send(ctx, p, pl.Inbox, body, record{key: post.ID})
+	return h.send(ctx, p, pl.Inbox, body, record{key: post.ID, last: j.Attempt >= queue.DeliveryPolicy.MaxAttemptsOf(j)})
 }
 
 // deliverDeleteNote is deliver_delete_note: a post's Delete to one inbox.

@@ -137,7 +137,10 @@ func (c *docCache) get(key string, build func() ([]byte, error)) ([]byte, error)
 
 // record says where to write a post delivery's outcome: the post's id as
 // the Deliveries key, "" for deliveries not tracked per post.
-type record struct{ key string }
+type record struct {
+	key  string
+	last bool // the job's last attempt: a failure now is final
+}
 
 // send POSTs body to inbox signed by p and records the outcome: the
 // circuit breaker hears of every success and of every failure that says
@@ -164,8 +167,14 @@ func (h *handlers) send(ctx context.Context, p *murlog.Persona, inbox string, bo
 	}
 	if rec.key != "" {
 		state, msg := murlog.DeliveryDelivered, ""
-		if err != nil {
+		switch {
+		case err == nil:
+		case rec.last || outbound.Permanent(err):
 			state, msg = murlog.DeliveryFailed, err.Error()
+		default:
+			// It will be tried again: still pending, with why the last
+			// try failed, so the owner sees both.
+			state, msg = murlog.DeliveryPending, err.Error()
 		}
 		if e := h.d.Store.Update(ctx, func(tx store.Tx) error {
 			return tx.Deliveries().Set(rec.key, inbox, state, msg, tx.Now())

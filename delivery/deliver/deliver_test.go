@@ -318,8 +318,20 @@ func TestBreakerCountsFailures(t *testing.T) {
 	if err != nil || len(ds) != 1 || ds[0].FailureCount != 1 {
 		t.Fatalf("breaker %v, %v; want one failure of b000.test", ds, err)
 	}
-	if s := e.summary(p.ID); s.Failed != 1 {
-		t.Errorf("summary %+v; want 1 failed", s)
+	// Still to be retried: pending, with the attempt and its error shown.
+	if s := e.summary(p.ID); s.Pending != 1 || s.Failed != 0 {
+		t.Errorf("summary %+v; want 1 pending (a retry is due), none failed", s)
+	}
+	var row *murlog.Delivery
+	e.update(func(tx store.Tx) error {
+		ds, err := tx.Deliveries().List(p.ID, "", 10)
+		if len(ds) == 1 {
+			row = ds[0]
+		}
+		return err
+	})
+	if row == nil || row.Attempts != 1 || !strings.Contains(row.LastError, "503") {
+		t.Errorf("delivery row %+v; want 1 attempt and the 503 as its last error", row)
 	}
 	e.sink.setStatus("/inbox", http.StatusAccepted)
 	e.clock.advance(time.Minute) // past the first backoff (30 s)

@@ -231,7 +231,8 @@ func (r deliveries) Add(key string, at time.Time, inboxes ...string) error {
 }
 
 func (r deliveries) Set(key, inbox string, state murlog.DeliveryState, errMsg string, at time.Time) error {
-	attempted := boolInt(state == murlog.DeliveryFailed || state == murlog.DeliveryDelivered)
+	attempted := boolInt(state == murlog.DeliveryFailed || state == murlog.DeliveryDelivered ||
+		state == murlog.DeliveryPending && errMsg != "")
 	_, err := r.t.exec(`INSERT INTO deliveries (key, inbox, state, attempts, last_error, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
 		ON CONFLICT DO UPDATE SET state = ?3, attempts = attempts + ?4, last_error = ?5, updated_at = ?6`,
 		key, inbox, string(state), attempted, truncateRunes(errMsg, store.MaxDomainError), micros(at))
