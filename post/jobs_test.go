@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/murlog/murlog/internal/testclock"
 	"io"
 	"log/slog"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,24 +22,11 @@ import (
 
 var ctx = context.Background()
 
-// clock is a settable clock shared by the store and the test.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 // env is a post service over a real SQLite file with one persona, and a
 // worker running the post jobs from that database's queue.
 type env struct {
 	t       *testing.T
-	clock   *clock
+	clock   *testclock.Clock
 	db      *sqlite.DB
 	posts   *post.Service
 	persona string
@@ -48,14 +35,14 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	c := &clock{t: time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)}
+	c := testclock.New(time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC))
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), sqlite.FileName),
-		sqlite.Options{Now: c.now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		sqlite.Options{Now: c.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	p := storetest.NewPersona("alice", true, c.now())
+	p := storetest.NewPersona("alice", true, c.Now())
 	if err := db.Update(ctx, func(tx store.Tx) error { return tx.Personas().Create(p) }); err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +163,7 @@ func keys(m map[string]*queue.Info) []string {
 // post published now counts at once with no job.
 func TestScheduledPublication(t *testing.T) {
 	e := newEnv(t)
-	t0 := e.clock.now()
+	t0 := e.clock.Now()
 	in1h := t0.Add(time.Hour)
 
 	p := e.create(post.CreateInput{PublishedAt: at(in1h)})
@@ -193,7 +180,7 @@ func TestScheduledPublication(t *testing.T) {
 	e.update(post.UpdateInput{ID: p.ID, Content: &text})
 	e.wantJob("after editing the text", p, in1h)
 
-	e.clock.advance(time.Hour)
+	e.clock.Advance(time.Hour)
 	if ran := e.run(); ran != 1 {
 		t.Fatalf("worker ran %d jobs at the scheduled time; want the publish job", ran)
 	}
@@ -208,7 +195,7 @@ func TestScheduledPublication(t *testing.T) {
 	}
 
 	// Reschedule: the old job is gone, the new one waits at the new time.
-	now := e.clock.now()
+	now := e.clock.Now()
 	q := e.create(post.CreateInput{PublishedAt: at(now.Add(2 * time.Hour))})
 	e.wantJob("after creating a second scheduled post", q, now.Add(2*time.Hour))
 	later := at(now.Add(3 * time.Hour))
@@ -216,7 +203,7 @@ func TestScheduledPublication(t *testing.T) {
 	e.wantJob("after rescheduling", q, now.Add(3*time.Hour))
 	// The old schedule's job, had it been running already, does nothing.
 	e.enqueue(queue.NewJob(post.TopicPublish, mustJSON(t, post.PublishPayload{PostID: q.ID, PublishedAt: now.Add(2 * time.Hour)})))
-	e.clock.advance(150 * time.Minute)
+	e.clock.Advance(150 * time.Minute)
 	if ran := e.run(); ran != 1 || e.count() != 1 {
 		t.Errorf("the old schedule's job ran (%d) and left posts_count = %d; want 1 (q is not due)", ran, e.count())
 	}
@@ -229,7 +216,7 @@ func TestScheduledPublication(t *testing.T) {
 	}
 
 	// Delete a scheduled post: the job is taken back.
-	now = e.clock.now()
+	now = e.clock.Now()
 	r := e.create(post.CreateInput{PublishedAt: at(now.Add(time.Hour))})
 	e.wantJob("after creating a third scheduled post", r, now.Add(time.Hour))
 	if err := e.posts.Delete(ctx, r.ID); err != nil {
@@ -262,12 +249,12 @@ func TestScheduledPublication(t *testing.T) {
 // that never included it, and moving it must count it exactly once.
 func TestScheduledPastDueUnrun(t *testing.T) {
 	e := newEnv(t)
-	t0 := e.clock.now()
+	t0 := e.clock.Now()
 	e.create(post.CreateInput{}) // one published post: posts_count 1
 	a := e.create(post.CreateInput{PublishedAt: at(t0.Add(time.Minute))})
 	b := e.create(post.CreateInput{PublishedAt: at(t0.Add(2 * time.Minute))})
 	c := e.create(post.CreateInput{PublishedAt: at(t0.Add(3 * time.Minute))})
-	e.clock.advance(time.Hour) // all three are due; no worker ran
+	e.clock.Advance(time.Hour) // all three are due; no worker ran
 
 	draft := post.Schedule{Mode: post.PublishDraft}
 	e.update(post.UpdateInput{ID: a.ID, PublishedAt: &draft})
@@ -350,14 +337,14 @@ func TestWritesSurviveARetriedTransaction(t *testing.T) {
 	e := newEnv(t)
 	e.posts = post.New(retrying{e.db}, murlog.Site{Scheme: "https", Domain: "example.com"})
 	a := e.create(post.CreateInput{Content: "now"})
-	s := e.create(post.CreateInput{PublishedAt: at(e.clock.now().Add(time.Hour))})
+	s := e.create(post.CreateInput{PublishedAt: at(e.clock.Now().Add(time.Hour))})
 	if n := e.count(); n != 1 {
 		t.Errorf("posts_count after one post published and one scheduled, each write run twice = %d; want 1", n)
 	}
-	e.wantJob("after a retried Create", s, e.clock.now().Add(time.Hour))
+	e.wantJob("after a retried Create", s, e.clock.Now().Add(time.Hour))
 	text := "edited"
 	u, err := e.posts.Update(ctx, post.UpdateInput{ID: a.ID, Content: &text})
-	if err != nil || u.Source != "edited" || !u.UpdatedAt.Equal(e.clock.now()) {
+	if err != nil || u.Source != "edited" || !u.UpdatedAt.Equal(e.clock.Now()) {
 		t.Errorf("retried Update = %+v, %v; want the edit", u, err)
 	}
 	now := post.Schedule{Mode: post.PublishNow}

@@ -3,10 +3,10 @@ package social_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/murlog/murlog/internal/testclock"
 	"io"
 	"log/slog"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,23 +22,11 @@ var ctx = context.Background()
 
 var site = murlog.Site{Scheme: "https", Domain: "blog.example"}
 
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 // env is a social service over a real SQLite file with two personas:
 // alice (open) and bob (locked).
 type env struct {
 	t          *testing.T
-	clock      *clock
+	clock      *testclock.Clock
 	db         *sqlite.DB
 	svc        *social.Service
 	alice, bob *murlog.Persona
@@ -46,16 +34,16 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	c := &clock{t: time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)}
+	c := testclock.New(time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC))
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), sqlite.FileName),
-		sqlite.Options{Now: c.now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		sqlite.Options{Now: c.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
 	e := &env{t: t, clock: c, db: db, svc: social.New(db, site)}
-	e.alice = storetest.NewPersona("alice", true, c.now())
-	e.bob = storetest.NewPersona("bob", false, c.now())
+	e.alice = storetest.NewPersona("alice", true, c.Now())
+	e.bob = storetest.NewPersona("bob", false, c.Now())
 	e.bob.Locked = true
 	e.update(func(tx store.Tx) error {
 		if err := tx.Personas().Create(e.alice); err != nil {
@@ -83,7 +71,7 @@ func (e *env) view(fn func(store.Tx) error) {
 // actor caches a remote actor user@domain with a shared inbox.
 func (e *env) actor(user, domain string) *murlog.RemoteActor {
 	e.t.Helper()
-	a := storetest.NewRemoteActor(user, domain, true, e.clock.now())
+	a := storetest.NewRemoteActor(user, domain, true, e.clock.Now())
 	e.update(func(tx store.Tx) error { return tx.RemoteActors().Upsert(a) })
 	return a
 }
@@ -91,7 +79,7 @@ func (e *env) actor(user, domain string) *murlog.RemoteActor {
 // post creates a published local post of persona p.
 func (e *env) post(p *murlog.Persona, vis murlog.Visibility) *murlog.Post {
 	e.t.Helper()
-	at := e.clock.now()
+	at := e.clock.Now()
 	post := storetest.NewPost(p.ID, &at, vis, at)
 	e.update(func(tx store.Tx) error { return tx.Posts().Create(post) })
 	return post

@@ -51,8 +51,8 @@ func TestInboundInteractions(t *testing.T) {
 func TestOutboundInteractions(t *testing.T) {
 	e := newEnv(t)
 	carol := e.actor("carol", "m.example")
-	rp := storetest.NewRemotePost(carol, 1, e.clock.now())
-	priv := storetest.NewRemotePost(carol, 2, e.clock.now())
+	rp := storetest.NewRemotePost(carol, 1, e.clock.Now())
+	priv := storetest.NewRemotePost(carol, 2, e.clock.Now())
 	priv.Visibility = murlog.VisibilityFollowers
 	must(t, e.svc.Store(ctx, rp))
 	must(t, e.svc.Store(ctx, priv))
@@ -186,7 +186,7 @@ func TestDomainBlock(t *testing.T) {
 	}
 	_, err = e.svc.Requested(ctx, e.alice.ID, spam[1].ID, spam[1].URI+"#f2")
 	wantCode(t, "Follow from a blocked domain", err, murlog.EForbidden)
-	rp := storetest.NewRemotePost(spam[0], 1, e.clock.now())
+	rp := storetest.NewRemotePost(spam[0], 1, e.clock.Now())
 	wantCode(t, "post from a blocked domain", e.svc.Store(ctx, rp), murlog.EForbidden)
 	must(t, e.svc.DomainUnblock(ctx, "spam.example"))
 	wantCode(t, "DomainUnblock twice", e.svc.DomainUnblock(ctx, "spam.example"), murlog.ENotFound)

@@ -70,14 +70,14 @@ func TestPruneMonth(t *testing.T) {
 	actors := make([]*murlog.RemoteActor, accounts)
 	e.update(func(tx store.Tx) error {
 		for i := range actors {
-			a := storetest.NewRemoteActor(fmt.Sprint("u", i), fmt.Sprintf("h%03d.example", i%250), true, e.clock.now())
+			a := storetest.NewRemoteActor(fmt.Sprint("u", i), fmt.Sprintf("h%03d.example", i%250), true, e.clock.Now())
 			a.Summary = strings.Repeat("bio ", 50)
 			if err := tx.RemoteActors().Upsert(a); err != nil {
 				return err
 			}
 			actors[i] = a
 			if err := tx.Follows().Create(&murlog.Follow{ID: murlog.NewID(), PersonaID: e.alice.ID, ActorID: a.ID,
-				ActivityURI: site.ActivityURL("alice", murlog.NewID()), State: murlog.FollowAccepted, CreatedAt: e.clock.now()}); err != nil {
+				ActivityURI: site.ActivityURL("alice", murlog.NewID()), State: murlog.FollowAccepted, CreatedAt: e.clock.Now()}); err != nil {
 				return err
 			}
 		}
@@ -115,18 +115,18 @@ func TestPruneMonth(t *testing.T) {
 		if day == 0 {
 			// What the owner touches on the first day: a like, a reply,
 			// a mention of her; and a boost by a stranger.
-			liked = storetest.NewRemotePost(actors[1], -1, e.clock.now())
-			replied = storetest.NewRemotePost(actors[2], -2, e.clock.now())
-			mentioned = storetest.NewRemotePost(actors[3], -3, e.clock.now())
+			liked = storetest.NewRemotePost(actors[1], -1, e.clock.Now())
+			replied = storetest.NewRemotePost(actors[2], -2, e.clock.Now())
+			mentioned = storetest.NewRemotePost(actors[3], -3, e.clock.Now())
 			mentioned.Mentions = []string{site.ActorURL("alice")}
-			sp := storetest.NewRemotePost(stranger, 1, e.clock.now())
+			sp := storetest.NewRemotePost(stranger, 1, e.clock.Now())
 			for _, p := range []*murlog.RemotePost{liked, replied, mentioned, sp} {
 				must(t, e.svc.Store(ctx, p))
 			}
 			must(t, e.svc.Boosted(ctx, actors[0].ID, actors[0].URI+"/announce/1", sp.ID))
 			_, err := e.svc.Favourite(ctx, e.alice.ID, liked.ID)
 			must(t, err)
-			at := e.clock.now()
+			at := e.clock.Now()
 			reply := storetest.NewPost(e.alice.ID, &at, murlog.VisibilityPublic, at)
 			reply.InReplyTo = replied.URI
 			e.update(func(tx store.Tx) error { return tx.Posts().Create(reply) })
@@ -139,7 +139,7 @@ func TestPruneMonth(t *testing.T) {
 			must(t, e.db.IncrementalVacuum(ctx))
 			sizes = append(sizes, e.compacted())
 		}
-		e.clock.advance(24 * time.Hour)
+		e.clock.Advance(24 * time.Hour)
 	}
 	daily := accounts * perDay
 	// A post received exactly age ago survives that day's run: age+1 days
@@ -158,7 +158,7 @@ func TestPruneMonth(t *testing.T) {
 		accounts, perDay, days, seq, peakPosts, float64(sizes[0])/1e6, float64(sizes[1])/1e6)
 
 	// A month later, at the default age, only the referenced rows remain.
-	e.clock.advance(31 * 24 * time.Hour)
+	e.clock.Advance(31 * 24 * time.Hour)
 	start := time.Now()
 	gone, posts, err := e.svc.Prune(ctx, 0)
 	must(t, err)

@@ -20,7 +20,7 @@ func TestRemotePosts(t *testing.T) {
 	mine := e.post(e.alice, murlog.VisibilityPublic)
 
 	// A reply to alice's post that also mentions alice and bob.
-	reply := storetest.NewRemotePost(carol, 1, e.clock.now())
+	reply := storetest.NewRemotePost(carol, 1, e.clock.Now())
 	reply.InReplyTo = site.PostURL("alice", mine.ID)
 	reply.Mentions = []string{site.ActorURL("alice"), site.ActorURL("bob"), "https://m.example/users/zed"}
 	must(t, e.svc.Store(ctx, reply))
@@ -31,7 +31,7 @@ func TestRemotePosts(t *testing.T) {
 	if got := e.notifications(e.bob); !slices.Equal(got, []murlog.NotificationKind{murlog.NotifyMention}) {
 		t.Errorf("bob's notifications = %v; want one mention", got)
 	}
-	quote := storetest.NewRemotePost(carol, 2, e.clock.now())
+	quote := storetest.NewRemotePost(carol, 2, e.clock.Now())
 	quote.QuoteOf = site.PostURL("alice", mine.ID)
 	must(t, e.svc.Store(ctx, quote))
 	if got := e.notifications(e.alice); !slices.Equal(got, []murlog.NotificationKind{murlog.NotifyQuote, murlog.NotifyReply}) {
@@ -55,7 +55,7 @@ func TestRemotePosts(t *testing.T) {
 	}
 
 	// Only the owner may update or delete.
-	forged := storetest.NewRemotePost(carol, 1, e.clock.now())
+	forged := storetest.NewRemotePost(carol, 1, e.clock.Now())
 	forged.Content = "<p>forged</p>"
 	wantCode(t, "Update by another actor", e.svc.Update(ctx, mallory.ID, forged), murlog.EForbidden)
 	forged.ActorID = mallory.ID
@@ -71,9 +71,9 @@ func TestRemotePosts(t *testing.T) {
 		}
 		return nil
 	})
-	edit := storetest.NewRemotePost(carol, 1, e.clock.now())
+	edit := storetest.NewRemotePost(carol, 1, e.clock.Now())
 	edit.Content, edit.ActorID = "<p>edited</p>", "" // the owner comes from the stored row
-	now := e.clock.now()
+	now := e.clock.Now()
 	edit.UpdatedAt = &now
 	must(t, e.svc.Update(ctx, carol.ID, edit))
 	wantCode(t, "Update of an unknown post", e.svc.Update(ctx, carol.ID, storetest.NewRemotePost(carol, 99, now)), murlog.ENotFound)
@@ -89,7 +89,7 @@ func TestRemotePosts(t *testing.T) {
 
 	// Boosts of remote posts reach the booster's followers.
 	zed := e.actor("zed", "z.example")
-	zp := storetest.NewRemotePost(zed, 1, e.clock.now())
+	zp := storetest.NewRemotePost(zed, 1, e.clock.Now())
 	must(t, e.svc.Store(ctx, zp))
 	must(t, e.svc.Boosted(ctx, carol.ID, carol.URI+"/statuses/9/activity", zp.ID))
 	items, _ := e.svc.Home(ctx, e.alice.ID, "", 10)
@@ -123,7 +123,7 @@ func TestNotificationsPinsHome(t *testing.T) {
 	carol := e.actor("carol", "m.example")
 	var posts []*murlog.Post
 	for range 7 {
-		e.clock.advance(time.Minute)
+		e.clock.Advance(time.Minute)
 		p := e.post(e.alice, murlog.VisibilityPublic)
 		posts = append(posts, p)
 		must(t, e.svc.Liked(ctx, carol.ID, p.ID, carol.URI+"/likes/"+p.ID, ""))
@@ -157,7 +157,7 @@ func TestNotificationsPinsHome(t *testing.T) {
 	must(t, e.svc.Pin(ctx, e.alice.ID, posts[0].ID))
 	wantCode(t, "sixth pin", e.svc.Pin(ctx, e.alice.ID, posts[5].ID), murlog.EConflict)
 	wantCode(t, "pin of another persona's post", e.svc.Pin(ctx, e.bob.ID, posts[5].ID), murlog.ENotFound)
-	draft := storetest.NewPost(e.alice.ID, nil, murlog.VisibilityPublic, e.clock.now())
+	draft := storetest.NewPost(e.alice.ID, nil, murlog.VisibilityPublic, e.clock.Now())
 	priv := e.post(e.alice, murlog.VisibilityFollowers)
 	e.update(func(tx store.Tx) error { return tx.Posts().Create(draft) })
 	wantCode(t, "pin of a draft", e.svc.Pin(ctx, e.alice.ID, draft.ID), murlog.EInvalid)

@@ -142,13 +142,13 @@ func TestFollowersOnlyAddressing(t *testing.T) {
 func TestScheduledPostDeliversAfterPublish(t *testing.T) {
 	e := newEnv(t)
 	e.followers(1, 1, true, "f")
-	at := e.clock.now().Add(time.Hour)
+	at := e.clock.Now().Add(time.Hour)
 	p := e.publish(post.CreateInput{PublishedAt: post.Schedule{Mode: post.PublishAt, At: at}})
 	e.run()
 	if n, gs := e.jobs(delivery.TopicDeliverPost), e.sink.take(); n != 0 || len(gs) != 0 {
 		t.Fatalf("before its time: %d deliver_post jobs, %d POSTs; want none", n, len(gs))
 	}
-	e.clock.advance(time.Hour)
+	e.clock.Advance(time.Hour)
 	e.run()
 	gs := e.sink.take()
 	if len(gs) != 1 || gs[0].typ() != "Create" || gs[0].object()["id"] != e.site.PostURL("alice", p.ID) {
@@ -165,7 +165,7 @@ func TestEditSendsUpdate(t *testing.T) {
 	p := e.publish(post.CreateInput{})
 	e.run()
 	create := e.sink.take()
-	e.clock.advance(time.Minute)
+	e.clock.Advance(time.Minute)
 	text := "edited"
 	if _, err := e.posts.Update(ctx, post.UpdateInput{ID: p.ID, Content: &text}); err != nil {
 		t.Fatal(err)
@@ -200,7 +200,7 @@ func TestDeleteSendsDeleteAndTombstone(t *testing.T) {
 	if n := len(e.sink.take()); n != 3 {
 		t.Fatalf("Create reached %d inboxes; want 3", n)
 	}
-	e.clock.advance(time.Minute)
+	e.clock.Advance(time.Minute)
 	if err := e.posts.Delete(ctx, p.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestDeleteSendsDeleteAndTombstone(t *testing.T) {
 		ts, err = tx.Tombstones().Get(p.ID)
 		return err
 	})
-	if ts.URI != e.site.PostURL("alice", p.ID) || !ts.DeletedAt.Equal(e.clock.now().Truncate(time.Microsecond)) {
+	if ts.URI != e.site.PostURL("alice", p.ID) || !ts.DeletedAt.Equal(e.clock.Now().Truncate(time.Microsecond)) {
 		t.Errorf("tombstone %+v; want the post's URL, deleted now", ts)
 	}
 	e.run()
@@ -247,7 +247,7 @@ func TestPersonaUpdateSendsUpdatePerson(t *testing.T) {
 		}
 	}
 	off := false
-	e.clock.advance(time.Minute)
+	e.clock.Advance(time.Minute)
 	if _, err := e.personas.Update(ctx, personaUpdate(e, nil, &off)); err != nil {
 		t.Fatal(err)
 	}
@@ -334,7 +334,7 @@ func TestBreakerCountsFailures(t *testing.T) {
 		t.Errorf("delivery row %+v; want 1 attempt and the 503 as its last error", row)
 	}
 	e.sink.setStatus("/inbox", http.StatusAccepted)
-	e.clock.advance(time.Minute) // past the first backoff (30 s)
+	e.clock.Advance(time.Minute) // past the first backoff (30 s)
 	e.run()
 	if ds, _ := e.domains.List(ctx); len(ds) != 0 {
 		t.Errorf("after a success the breaker still holds %v", ds)
@@ -356,12 +356,12 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 		t.Fatalf("first delivery: %d POSTs; want 1", n)
 	}
 	e.sink.setStatus("/inbox", http.StatusAccepted)
-	e.clock.advance(time.Minute) // past the backoff, not the Retry-After
+	e.clock.Advance(time.Minute) // past the backoff, not the Retry-After
 	e.run()
 	if n := len(e.sink.take()); n != 0 || e.state(delivery.TopicDeliverNote) != queue.StateScheduled {
 		t.Fatalf("a minute later: %d POSTs, job %s; want none, still scheduled (Retry-After: 600)", n, e.state(delivery.TopicDeliverNote))
 	}
-	e.clock.advance(10 * time.Minute)
+	e.clock.Advance(10 * time.Minute)
 	e.run()
 	if n := len(e.sink.take()); n != 1 || e.state(delivery.TopicDeliverNote) != queue.StateDone {
 		t.Fatalf("after the Retry-After: %d POSTs, job %s; want it delivered", n, e.state(delivery.TopicDeliverNote))
@@ -375,7 +375,7 @@ func TestReplyReachesParentAuthor(t *testing.T) {
 	e.followers(1, 1, true, "f")
 	frank := e.actor("frank", "q000.test", true)
 	parent := &murlog.RemotePost{URI: frank.URI + "/statuses/1", ActorID: frank.ID, Type: "Note", Content: "<p>hi</p>",
-		Visibility: murlog.VisibilityPublic, PublishedAt: e.clock.now(), ReceivedAt: e.clock.now()}
+		Visibility: murlog.VisibilityPublic, PublishedAt: e.clock.Now(), ReceivedAt: e.clock.Now()}
 	e.update(func(tx store.Tx) error { return tx.RemotePosts().Upsert(parent) })
 	e.publish(post.CreateInput{Content: "indeed", InReplyTo: parent.URI})
 	e.run()
@@ -398,7 +398,7 @@ func TestBoostAndUndo(t *testing.T) {
 	e.followers(2, 3, true, "f")
 	gina := e.actor("gina", "q001.test", false)
 	rp := &murlog.RemotePost{URI: gina.URI + "/statuses/7", ActorID: gina.ID, Type: "Note", Content: "<p>good</p>",
-		Visibility: murlog.VisibilityPublic, PublishedAt: e.clock.now(), ReceivedAt: e.clock.now()}
+		Visibility: murlog.VisibilityPublic, PublishedAt: e.clock.Now(), ReceivedAt: e.clock.Now()}
 	e.update(func(tx store.Tx) error { return tx.RemotePosts().Upsert(rp) })
 	i, err := e.social.Reblog(ctx, e.persona.ID, rp.ID)
 	if err != nil {

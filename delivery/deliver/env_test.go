@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/murlog/murlog/internal/testclock"
 	"io"
 	"log/slog"
 	"net"
@@ -32,20 +33,6 @@ import (
 )
 
 var ctx = context.Background()
-
-// clock is the store's settable clock. Signatures use the real time: the
-// sink checks them against its own.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 // loopback resolves every name to 127.0.0.1, so hNNN.test:port reaches
 // the sink server on that port.
@@ -147,7 +134,7 @@ func (s *sink) url(host, path string) string { return "http://" + host + ":" + s
 // worker running the post and delivery jobs, and the sink.
 type env struct {
 	t        *testing.T
-	clock    *clock
+	clock    *testclock.Clock
 	db       *sqlite.DB
 	site     murlog.Site
 	persona  *murlog.Persona
@@ -164,9 +151,9 @@ type env struct {
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	// Nanoseconds, which the store drops: versions must survive that.
-	c := &clock{t: time.Date(2026, 5, 1, 9, 0, 0, 123456789, time.UTC)}
+	c := testclock.New(time.Date(2026, 5, 1, 9, 0, 0, 123456789, time.UTC))
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), sqlite.FileName),
-		sqlite.Options{Now: c.now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		sqlite.Options{Now: c.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +162,7 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	now := c.now()
+	now := c.Now()
 	p := &murlog.Persona{ID: murlog.NewID(), Username: "alice", DisplayName: "Alice", Primary: true, Discoverable: true,
 		ShowFollows: true, PublicKeyPEM: pub, PrivateKeyPEM: priv, CreatedAt: now, UpdatedAt: now}
 	if err := db.Update(ctx, func(tx store.Tx) error { return tx.Personas().Create(p) }); err != nil {
@@ -216,7 +203,7 @@ func (e *env) run() int {
 // shared inbox when shared is set.
 func (e *env) actor(user, host string, shared bool) *murlog.RemoteActor {
 	e.t.Helper()
-	now := e.clock.now()
+	now := e.clock.Now()
 	base := e.sink.url(host, "/users/"+user)
 	a := &murlog.RemoteActor{URI: base, Username: user, Domain: host + ":" + e.sink.port, URL: e.sink.url(host, "/@"+user),
 		Inbox: base + "/inbox", Type: "Person", KeyID: base + "#main-key", PublicKeyPEM: "pem", FetchedAt: now,
@@ -233,7 +220,7 @@ func (e *env) follower(a *murlog.RemoteActor) {
 	e.t.Helper()
 	e.update(func(tx store.Tx) error {
 		return tx.Followers().Create(&murlog.Follower{ID: murlog.NewID(), PersonaID: e.persona.ID, ActorID: a.ID,
-			ActivityURI: a.URI + "#follows/1", State: murlog.FollowAccepted, CreatedAt: e.clock.now()})
+			ActivityURI: a.URI + "#follows/1", State: murlog.FollowAccepted, CreatedAt: e.clock.Now()})
 	})
 }
 
