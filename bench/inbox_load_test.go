@@ -141,7 +141,7 @@ func TestInboxLoad(t *testing.T) {
 	// once the worker has processed the accepted Creates: a backlog's
 	// processing would otherwise share the two cores with the refusals.
 	drainStart := time.Now()
-	for inboxBacklog(t, hc, s.base) > 0 && time.Since(drainStart) < 3*time.Minute {
+	for inboxJobCount(t, hc, s.base, "pending", "running") > 0 && time.Since(drainStart) < 3*time.Minute {
 		time.Sleep(200 * time.Millisecond)
 	}
 	t.Logf("backlog of %d accepted Creates processed %v after the last was accepted (inbox.process runs %d at a time)",
@@ -290,9 +290,9 @@ func drive(hc *http.Client, base string, tick func() (time.Time, bool), next fun
 	return r
 }
 
-// inboxJobCount reads the inbox.process jobs in every state from
-// /metrics: each is one activity written.
-func inboxJobCount(t *testing.T, hc *http.Client, base string) int {
+// inboxJobCount reads the inbox.process jobs in the given states ("" for
+// every state) from the server's /metrics.
+func inboxJobCount(t *testing.T, hc *http.Client, base string, states ...string) int {
 	t.Helper()
 	req, _ := http.NewRequest("GET", base+"/metrics", nil)
 	req.Header.Set("Authorization", "Bearer "+metricsToken)
@@ -301,36 +301,22 @@ func inboxJobCount(t *testing.T, hc *http.Client, base string) int {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	n := 0
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, `queue_depth{topic="inbox.process"`) {
-			v, _ := strconv.Atoi(line[strings.LastIndexByte(line, ' ')+1:])
-			n += v
+	prefixes := []string{`queue_depth{topic="inbox.process"`}
+	if len(states) > 0 {
+		prefixes = prefixes[:0]
+		for _, st := range states {
+			prefixes = append(prefixes, `queue_depth{topic="inbox.process",state="`+st+`"}`)
 		}
 	}
-	return n
-}
-
-// inboxBacklog is the number of inbox.process jobs pending or running.
-func inboxBacklog(t *testing.T, hc *http.Client, base string) int {
-	t.Helper()
-	req, _ := http.NewRequest("GET", base+"/metrics", nil)
-	req.Header.Set("Authorization", "Bearer "+metricsToken)
-	resp, err := hc.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
 	n := 0
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
 		line := sc.Text()
-		if strings.HasPrefix(line, `queue_depth{topic="inbox.process",state="pending"}`) ||
-			strings.HasPrefix(line, `queue_depth{topic="inbox.process",state="running"}`) {
-			v, _ := strconv.Atoi(line[strings.LastIndexByte(line, ' ')+1:])
-			n += v
+		for _, p := range prefixes {
+			if strings.HasPrefix(line, p) {
+				v, _ := strconv.Atoi(line[strings.LastIndexByte(line, ' ')+1:])
+				n += v
+			}
 		}
 	}
 	return n
