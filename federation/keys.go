@@ -1,11 +1,11 @@
 package federation
 
 import (
-	"container/list"
 	"context"
 	"crypto"
 	"errors"
 	"fmt"
+	"github.com/murlog/murlog/internal/lru"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -59,7 +59,7 @@ type VerifierDeps struct {
 type Verifier struct {
 	d VerifierDeps
 
-	keys   keyCache
+	keys   *lru.Cache[string, *cachedKey]
 	blocks atomic.Pointer[blockSet]
 	bmu    sync.Mutex // one reload of the block lists at a time
 
@@ -82,7 +82,7 @@ func NewVerifier(d VerifierDeps) *Verifier {
 	if d.CacheSize <= 0 {
 		d.CacheSize = DefaultKeyCache
 	}
-	return &Verifier{d: d, keys: keyCache{max: d.CacheSize, order: list.New(), m: map[string]*list.Element{}},
+	return &Verifier{d: d, keys: lru.New[string, *cachedKey](d.CacheSize),
 		inflight: map[string]*fetchCall{}, failed: map[string]time.Time{}}
 }
 
@@ -161,7 +161,7 @@ func (v *Verifier) Check(ctx context.Context, sig *httpsig.Signature) (*murlog.R
 // (the key cache, else the store), nil otherwise. It fetches nothing, so
 // the inbox can drop a blocked actor's activity before any key fetch.
 func (v *Verifier) KnownActor(ctx context.Context, keyID string) *murlog.RemoteActor {
-	if k := v.keys.get(keyID); k != nil && v.d.Now().Sub(k.at) < keyTTL {
+	if k, _ := v.keys.Get(keyID); k != nil && v.d.Now().Sub(k.at) < keyTTL {
 		return k.actor
 	}
 	var found *murlog.RemoteActor
@@ -199,7 +199,7 @@ type cachedKey struct {
 func (v *Verifier) key(ctx context.Context, keyID string, force bool) (*cachedKey, bool, error) {
 	now := v.d.Now()
 	if !force {
-		if k := v.keys.get(keyID); k != nil && now.Sub(k.at) < keyTTL {
+		if k, _ := v.keys.Get(keyID); k != nil && now.Sub(k.at) < keyTTL {
 			return k, false, nil
 		}
 		var a *murlog.RemoteActor
@@ -289,7 +289,7 @@ func (v *Verifier) remember(keyID string, a *murlog.RemoteActor) (*cachedKey, er
 		return nil, refusal(murlog.EUnauthorized, "key "+sanitizeLog(keyID), err)
 	}
 	k := &cachedKey{pub: pub, actor: a, at: v.d.Now()}
-	v.keys.put(keyID, k)
+	v.keys.Put(keyID, k)
 	return k, nil
 }
 
@@ -311,46 +311,6 @@ func keyForms(keyID string) []string {
 		return []string{keyID, keyID[:i] + "#" + keyID[i+1:]}
 	}
 	return []string{keyID}
-}
-
-// keyCache is a bounded LRU of parsed keys, safe for concurrent use.
-type keyCache struct {
-	mu    sync.Mutex
-	max   int
-	order *list.List // front: most recently used; values *keyEntry
-	m     map[string]*list.Element
-}
-
-type keyEntry struct {
-	id string
-	k  *cachedKey
-}
-
-func (c *keyCache) get(id string) *cachedKey {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.m[id]
-	if !ok {
-		return nil
-	}
-	c.order.MoveToFront(e)
-	return e.Value.(*keyEntry).k
-}
-
-func (c *keyCache) put(id string, k *cachedKey) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.m[id]; ok {
-		e.Value.(*keyEntry).k = k
-		c.order.MoveToFront(e)
-		return
-	}
-	c.m[id] = c.order.PushFront(&keyEntry{id, k})
-	for c.order.Len() > c.max {
-		old := c.order.Back()
-		c.order.Remove(old)
-		delete(c.m, old.Value.(*keyEntry).id)
-	}
 }
 
 // blockSet is the block lists in memory: blocked domains, and which

@@ -1,11 +1,10 @@
 package outbound
 
 import (
-	"container/list"
 	"context"
+	"github.com/murlog/murlog/internal/lru"
 	"net/http"
 	"strings"
-	"sync"
 )
 
 // Scheme is an HTTP signature generation. The Signer does the signing;
@@ -87,49 +86,12 @@ type Memory interface {
 // (least recently used evicted first), safe for concurrent use. A max
 // below 1 means 1.
 func NewMemory(max int) Memory {
-	if max < 1 {
-		max = 1
-	}
-	return &lru{max: max, order: list.New(), byName: map[string]*list.Element{}}
+	return memory{lru.New[string, Scheme](max)}
 }
 
-type lru struct {
-	mu     sync.Mutex
-	max    int
-	order  *list.List // front = most recently used; values are *lruEntry
-	byName map[string]*list.Element
-}
+// memory is a Memory over a bounded LRU; domains are kept in lower case.
+type memory struct{ c *lru.Cache[string, Scheme] }
 
-type lruEntry struct {
-	domain string
-	scheme Scheme
-}
+func (m memory) Scheme(domain string) (Scheme, bool) { return m.c.Get(strings.ToLower(domain)) }
 
-func (m *lru) Scheme(domain string) (Scheme, bool) {
-	domain = strings.ToLower(domain)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	e, ok := m.byName[domain]
-	if !ok {
-		return 0, false
-	}
-	m.order.MoveToFront(e)
-	return e.Value.(*lruEntry).scheme, true
-}
-
-func (m *lru) Remember(domain string, s Scheme) {
-	domain = strings.ToLower(domain)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if e, ok := m.byName[domain]; ok {
-		e.Value.(*lruEntry).scheme = s
-		m.order.MoveToFront(e)
-		return
-	}
-	m.byName[domain] = m.order.PushFront(&lruEntry{domain, s})
-	for m.order.Len() > m.max {
-		old := m.order.Back()
-		m.order.Remove(old)
-		delete(m.byName, old.Value.(*lruEntry).domain)
-	}
-}
+func (m memory) Remember(domain string, s Scheme) { m.c.Put(strings.ToLower(domain), s) }
