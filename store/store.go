@@ -71,6 +71,10 @@ type Tx interface {
 	InboxItems() InboxItems
 	// QuoteAuthorizations are the quote consents personas granted.
 	QuoteAuthorizations() QuoteAuthorizations
+
+	// The public blog (public.go).
+	PubConfigs() PubConfigs
+	PublicPosts() PublicPosts
 }
 
 // FanoutProgress stores each fan-out's position, written in the same

@@ -274,6 +274,8 @@ func (t *tx) Pins() store.Pins                       { return pins{t} }
 func (t *tx) Tombstones() store.Tombstones           { return tombstones{t} }
 func (t *tx) Timeline() store.Timeline               { return timeline{t} }
 func (t *tx) InboxItems() store.InboxItems           { return inboxItems{t} }
+func (t *tx) PubConfigs() store.PubConfigs           { return pubConfigs{t} }
+func (t *tx) PublicPosts() store.PublicPosts         { return publicPosts{t} }
 func (t *tx) QuoteAuthorizations() store.QuoteAuthorizations {
 	return quoteAuthorizations{t}
 }

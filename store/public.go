@@ -1,0 +1,91 @@
+package store
+
+import (
+	"time"
+
+	"github.com/murlog/murlog"
+)
+
+// PubConfigs stores each persona's public-site settings.
+type PubConfigs interface {
+	// Get returns the stored settings of a persona, or an ENotFound error
+	// when it has none (the caller reads murlog.DefaultPubConfig then).
+	Get(personaID string) (*murlog.PubConfig, error)
+	// Put creates or replaces the persona's row. It stores what it is
+	// given; validation is the caller's.
+	Put(c *murlog.PubConfig) error
+}
+
+// PublicPosts are the reads of the public blog, the public read API, the
+// feeds and the sitemap: every method applies the publication predicate
+// (murlog.Post.PublicAt) at the given now, so a draft or a scheduled post
+// can reach an anonymous reader through none of them.
+//
+// "Listed" below means visibility public: lists, tag pages, neighbours,
+// search, feeds and the sitemap show only those. An unlisted post is
+// reachable by its own URL (Get) and nowhere else.
+type PublicPosts interface {
+	// Get returns a published public or unlisted post; ENotFound for any
+	// other (unknown, draft, scheduled, followers-only, direct).
+	Get(id string, now time.Time) (*murlog.Post, error)
+	// List returns a page of listed posts in publication order,
+	// (published_at, id) descending, or ascending with q.Oldest.
+	List(q PublicQuery) ([]*murlog.Post, error)
+	// Neighbours returns the listed posts of p's persona immediately
+	// before (older) and after (newer) p in (published_at, id) order, nil
+	// where there is none. p itself may be unlisted; it must be published.
+	Neighbours(p *murlog.Post, now time.Time) (older, newer *murlog.Post, err error)
+	// ByIDs returns the listed posts among ids in the order given; ids that
+	// are unknown, repeated, unlisted or not published are dropped. At most
+	// MaxByIDs ids are read; more is an EInvalid error.
+	ByIDs(ids []string, now time.Time) ([]*murlog.Post, error)
+	// Search returns listed posts whose title or source contains every
+	// term of q.Terms (case-insensitive, any script), newest published
+	// first. Terms are literal text: no query syntax reaches the engine.
+	Search(q SearchQuery) ([]*murlog.Post, error)
+	// Sitemap returns up to limit listed posts with their persona's
+	// username, newest published first, for sitemap.xml.
+	Sitemap(now time.Time, limit int) ([]SitemapEntry, error)
+	// NextPublication returns the earliest published_at after now among
+	// posts that will become public or unlisted (scheduled), so a cached
+	// page knows when it goes stale without any write; nil when none.
+	NextPublication(now time.Time) (*time.Time, error)
+}
+
+// MaxByIDs is how many ids PublicPosts.ByIDs accepts (the seed's limit of
+// POST /posts/pub-by-ids).
+const MaxByIDs = 20
+
+// PublicQuery selects a page of listed posts.
+type PublicQuery struct {
+	PersonaID string // "" for every persona
+	Tag       string // "" for any; matched case-insensitively (ASCII)
+	Now       time.Time
+	// Oldest lists oldest first; the default is newest first.
+	Oldest bool
+	// After continues after this post (exclusive) in the chosen order. A
+	// cursor is a post id, so page URLs stay valid as new posts arrive. An
+	// unknown or unlisted cursor is an EInvalid error.
+	After string
+	Limit int // must be positive
+}
+
+// SearchQuery selects a page of search results.
+type SearchQuery struct {
+	PersonaID string // "" for every persona
+	// Terms must all occur. Each is literal text; the adapter quotes it.
+	// Terms of one or two characters are matched too (trigram indexes
+	// need three, so the adapter scans for them).
+	Terms []string
+	Now   time.Time
+	After string // continue after this post id, newest-first order
+	Limit int    // must be positive
+}
+
+// SitemapEntry is one post in sitemap.xml.
+type SitemapEntry struct {
+	ID          string
+	Username    string
+	PublishedAt time.Time
+	UpdatedAt   time.Time
+}
