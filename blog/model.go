@@ -139,7 +139,7 @@ type PostView struct {
 type PostLink struct {
 	ID               string `json:"id" handlebars:"id"`
 	URL              string `json:"url" handlebars:"url"`
-	Title            string `json:"title" handlebars:"title"` // list title
+	Title            string `json:"list_title" handlebars:"list_title"` // the list title: title, or a note's excerpt
 	Published        string `json:"published" handlebars:"published"`
 	PublishedDisplay string `json:"published_display" handlebars:"published_display"`
 }
