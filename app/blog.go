@@ -1,0 +1,62 @@
+package app
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+
+	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/activitypub"
+	"github.com/murlog/murlog/blog"
+	"github.com/murlog/murlog/config"
+	"github.com/murlog/murlog/httpd"
+	"github.com/murlog/murlog/theme"
+)
+
+// themeSet returns the app's themes, built once: the set parses templates
+// as pages need them and keeps them, so a rewire after setup must not
+// throw that away.
+func (a *App) themeSet(cfg *config.Config) *theme.Set {
+	a.themesOnce.Do(func() {
+		a.themes = theme.NewSet(os.DirFS(filepath.Join(filepath.Dir(cfg.Path), "web", "themes")),
+			theme.Options{Log: a.log, OneShot: a.opts.OneShot})
+	})
+	return a.themes
+}
+
+// wireBlog builds the public site once setup is complete (its URLs name
+// the domain).
+func (a *App) wireBlog(rt *runtime) {
+	l := &blog.Loader{Site: rt.site, Store: rt.eng.store, Themes: a.themeSet(rt.cfg), Log: a.log, Now: a.opts.Now}
+	rt.blog = blog.NewHandler(l)
+}
+
+// blog serves the public site once setup is complete (the guard answers
+// before that).
+func (a *App) blog(w http.ResponseWriter, r *http.Request) {
+	if rt := a.rt.Load(); rt != nil && rt.blog != nil {
+		rt.blog.ServeHTTP(w, r)
+		return
+	}
+	httpd.WriteError(w, r, a.log, murlog.NotFound("page"))
+}
+
+// profile serves a GET of "/@name…": the ActivityPub JSON to servers that
+// ask for it, the blog to everyone else. Both answer Vary: Accept.
+func (a *App) profile(w http.ResponseWriter, r *http.Request) {
+	if activitypub.Accepts(r.Header.Get("Accept")) {
+		a.federation(w, r)
+		return
+	}
+	a.blog(w, r)
+}
+
+// notFound answers what no route serves: the blog's themed page to a
+// browser, the error document to everything else.
+func (a *App) notFound(w http.ResponseWriter, r *http.Request) {
+	if rt := a.rt.Load(); rt != nil && rt.blog != nil && httpd.WantsHTML(r) {
+		rt.blog.NotFound(w, r)
+		return
+	}
+	httpd.WriteError(w, r, a.log, murlog.NotFound("page"))
+}
