@@ -53,6 +53,19 @@ func (r publicPosts) cursorKey(id string, now int64) (*cursor, error) {
 	return &cursor{pub: pub, id: id}, nil
 }
 
+// sortKey names the columns holding a query's (published_at, id) order.
+// Tag pages walk post_tags_page, whose copy of published_at must bound the
+// range itself (upper says so): the predicate bounds only posts' column.
+type sortKey struct {
+	pub, id string
+	upper   bool
+}
+
+var (
+	postsKey = sortKey{pub: "published_at", id: "id"}
+	tagsKey  = sortKey{pub: "t.pub_at", id: "t.post_id", upper: true}
+)
+
 // page completes a listed query with the cursor range, the order and the
 // limit. It bounds the index range on both ends, as posts.List does: going
 // newest first after a cursor, the predicate's upper bound becomes the
@@ -62,26 +75,34 @@ func (r publicPosts) cursorKey(id string, now int64) (*cursor, error) {
 // value. Deep pages then cost what the first one does.
 //
 // where holds the query up to and including listed; args its arguments,
-// whose first is now's slot in publicPredicate.
-func page(where string, args []any, c *cursor, oldest bool, limit int) (string, []any) {
+// of which args[nowSlot] is now's slot in publicPredicate.
+func page(where string, args []any, nowSlot int, k sortKey, c *cursor, oldest bool, limit int) (string, []any) {
 	q := where
+	if c != nil && !oldest {
+		args[nowSlot] = c.pub
+	}
+	if k.upper {
+		q += " AND " + k.pub + " <= ?"
+		args = append(args, args[nowSlot])
+	}
 	switch {
 	case c != nil && oldest:
-		q += " AND published_at >= ? AND (published_at, id) > (?, ?)"
+		q += " AND " + k.pub + " >= ? AND (" + k.pub + ", " + k.id + ") > (?, ?)"
 		args = append(args, c.pub, c.pub, c.id)
 	case c != nil:
-		args[0] = c.pub
-		q += " AND (published_at, id) < (?, ?)"
+		q += " AND (" + k.pub + ", " + k.id + ") < (?, ?)"
 		args = append(args, c.pub, c.id)
 	}
 	if oldest {
-		q += " ORDER BY published_at, id LIMIT ?"
+		q += " ORDER BY " + k.pub + ", " + k.id + " LIMIT ?"
 	} else {
-		q += " ORDER BY published_at DESC, id DESC LIMIT ?"
+		q += " ORDER BY " + k.pub + " DESC, " + k.id + " DESC LIMIT ?"
 	}
 	return q, append(args, limit)
 }
 
+// List reads a tag page from post_tags_page in order, joining each entry to
+// its post; other lists walk the posts indexes.
 func (r publicPosts) List(q store.PublicQuery) ([]*murlog.Post, error) {
 	if q.Limit <= 0 {
 		return nil, murlog.Invalid("limit", "must be positive")
@@ -91,17 +112,22 @@ func (r publicPosts) List(q store.PublicQuery) ([]*murlog.Post, error) {
 	if err != nil {
 		return nil, err
 	}
-	where := "SELECT " + postCols + " FROM posts WHERE " + listed
-	args := []any{now}
+	where, key := "SELECT "+postCols+" FROM posts WHERE ", postsKey
+	var args []any
+	if q.Tag != "" {
+		// post_tags has none of posts' column names, so the columns and
+		// the predicate need no qualifier.
+		where, key = "SELECT "+postCols+" FROM post_tags t JOIN posts p ON p.id = t.post_id WHERE t.tag = lower(?) AND ", tagsKey
+		args = append(args, q.Tag)
+	}
+	nowSlot := len(args)
+	where += listed
+	args = append(args, now)
 	if q.PersonaID != "" {
 		where += " AND persona_id = ?"
 		args = append(args, q.PersonaID)
 	}
-	if q.Tag != "" {
-		where += " AND id IN (SELECT post_id FROM post_tags WHERE tag = lower(?))"
-		args = append(args, q.Tag)
-	}
-	query, args := page(where, args, c, q.Oldest, q.Limit)
+	query, args := page(where, args, nowSlot, key, c, q.Oldest, q.Limit)
 	return manyPosts(r.t, q.Limit, query, args...)
 }
 
@@ -116,7 +142,7 @@ func (r publicPosts) Neighbours(p *murlog.Post, now time.Time) (*murlog.Post, *m
 		oldest bool
 		dst    **murlog.Post
 	}{{false, &older}, {true, &newer}} {
-		query, args := page(where, []any{micros(now), p.PersonaID}, c, n.oldest, 1)
+		query, args := page(where, []any{micros(now), p.PersonaID}, 0, postsKey, c, n.oldest, 1)
 		ps, err := manyPosts(r.t, 1, query, args...)
 		if err != nil {
 			return nil, nil, err
@@ -213,7 +239,7 @@ func (r publicPosts) Search(q store.SearchQuery) ([]*murlog.Post, error) {
 		where += ` AND NOT EXISTS (SELECT 1 FROM json_each(?) WHERE instr(lower(title || ' ' || source), lower(value)) = 0)`
 		args = append(args, string(list))
 	}
-	query, args := page(where, args, c, false, q.Limit)
+	query, args := page(where, args, 0, postsKey, c, false, q.Limit)
 	return manyPosts(r.t, q.Limit, query, args...)
 }
 

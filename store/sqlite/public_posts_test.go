@@ -47,6 +47,11 @@ func readIndexes(t *testing.T, db *DB) indexState {
 		st.fts[id] = title + "|" + source
 	}
 	rows.Close()
+	var stale int
+	db.r.QueryRow("SELECT count(*) FROM post_tags t JOIN posts p ON p.id = t.post_id WHERE t.pub_at IS NOT p.published_at").Scan(&stale)
+	if stale != 0 {
+		t.Errorf("%d post_tags rows whose pub_at differs from the post's published_at", stale)
+	}
 	var ids, fts int
 	db.r.QueryRow("SELECT (SELECT count(*) FROM post_search_ids), (SELECT count(*) FROM posts_fts)").Scan(&ids, &fts)
 	if ids != len(st.fts) || fts != len(st.fts) {
@@ -114,6 +119,35 @@ func TestPublicIndexesFollowPosts(t *testing.T) {
 	}
 	if got := search(t, db, now, "東京タワー"); !slices.Equal(got, []string{p.ID}) {
 		t.Errorf("search before the text change = %v; want the post", got)
+	}
+
+	// Unpublishing and republishing moves the tag rows' copy of published_at.
+	for _, at := range []*time.Time{nil, &now} {
+		p.PublishedAt = at
+		mustUpdate(t, db, func(tx store.Tx) error { return tx.Posts().Update(p) })
+		readIndexes(t, db)
+		var got []*murlog.Post
+		db.View(context.Background(), func(tx store.Tx) (err error) {
+			got, err = tx.PublicPosts().List(store.PublicQuery{Tag: "zig", Now: now, Limit: 5})
+			return err
+		})
+		if (len(got) == 1) != (at != nil) {
+			t.Errorf("tag page with published_at %v = %d posts", at, len(got))
+		}
+	}
+
+	// A writer setting only published_at (posts.Update sets every column,
+	// which fires any UPDATE OF trigger) must move it too.
+	if _, err := db.w.Exec("UPDATE posts SET published_at = ? WHERE id = ?", micros(pub), p.ID); err != nil {
+		t.Fatal(err)
+	}
+	readIndexes(t, db)
+	// The same for a writer setting only the text.
+	if _, err := db.w.Exec("UPDATE posts SET source = ? WHERE id = ?", "札幌の雪", p.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := search(t, db, now, "札幌の"); !slices.Equal(got, []string{p.ID}) {
+		t.Errorf("search after a source-only update = %v; want the post", got)
 	}
 
 	// Title and source change: the old words are gone, the new ones found.
