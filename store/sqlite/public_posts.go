@@ -131,6 +131,8 @@ func (r publicPosts) List(q store.PublicQuery) ([]*murlog.Post, error) {
 	return manyPosts(r.t, q.Limit, query, args...)
 }
 
+// Neighbours takes p's persona and sort key as given: the caller read p
+// through Get a moment ago, and a second read would only repeat it.
 func (r publicPosts) Neighbours(p *murlog.Post, now time.Time) (*murlog.Post, *murlog.Post, error) {
 	if !p.PublicAt(now) {
 		return nil, nil, murlog.Invalid("post", "not published")
