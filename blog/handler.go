@@ -79,8 +79,13 @@ func NewHandler(l *Loader) *Handler {
 // ServeHTTP serves the public site.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
 
-// NotFound answers the themed 404 page (the app's catch-all for HTML).
+// NotFound answers the themed 404 page (the app's catch-all for HTML);
+// a client asking for JSON gets the JSON error.
 func (h *Handler) NotFound(w http.ResponseWriter, r *http.Request) {
+	if httpd.WantsJSON(r) {
+		h.fail(w, r, murlog.NotFound("page"))
+		return
+	}
 	p, err := h.l.ErrorPage(r.Context(), http.StatusNotFound)
 	h.page(w, r, p, err)
 }
