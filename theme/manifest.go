@@ -43,6 +43,7 @@ type theme struct {
 	name   string
 	m      manifest
 	parent *theme
+	depth  int   // ancestors
 	err    error // non-nil: broken or unknown, never rendered
 
 	// The effective asset lists, inherited ones included, in order.
@@ -165,7 +166,7 @@ func (s *Set) check(t *theme, stack []string) error {
 		}
 	}
 	if m.Extends != "" {
-		if len(stack) >= maxExtends {
+		if len(stack) > maxExtends {
 			return fmt.Errorf("extends chain longer than %d", maxExtends)
 		}
 		for _, n := range append(stack, t.name) {
@@ -177,7 +178,10 @@ func (s *Set) check(t *theme, stack []string) error {
 		if p.err != nil {
 			return fmt.Errorf("extends %q: %w", m.Extends, p.err)
 		}
-		t.parent = p
+		if p.depth >= maxExtends {
+			return fmt.Errorf("extends chain longer than %d (%s has %d ancestors)", maxExtends, p.name, p.depth)
+		}
+		t.parent, t.depth = p, p.depth+1
 	}
 	for _, n := range m.ClientPartials {
 		if t.find("partials", n) == nil {

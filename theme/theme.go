@@ -148,3 +148,25 @@ func (s *Set) Info(name string) Info {
 	}
 	return in
 }
+
+// AssetURL is the content-hashed URL of the asset file (a path under
+// assets/ as theme.json lists it, css, js or files, inherited ones
+// included) of the theme name resolves to, or "" when it has none. Pages
+// need it for files loaded by condition, such as analytics.js.
+func (s *Set) AssetURL(name, file string) string {
+	t, _ := s.use(name)
+	if t == nil {
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, list := range [][]assetRef{t.css, t.js, t.files} {
+		for _, a := range list {
+			if a.path == file {
+				u, _ := s.assetURL(a)
+				return u
+			}
+		}
+	}
+	return ""
+}

@@ -331,6 +331,12 @@ func TestServeAsset(t *testing.T) {
 	if _, body := get("GET", tcss); font == nil || !strings.Contains(body, `url("`+font[1]+`")`) {
 		t.Errorf("tategaki CSS does not use default's font URL:\n%s", body)
 	}
+	if u := s.AssetURL("tategaki", "fonts/body.woff2"); font == nil || u != font[1] {
+		t.Errorf("AssetURL(tategaki, fonts/body.woff2) = %q; want default's %v", u, font)
+	}
+	if u := s.AssetURL("default", "img/not-listed.png"); u != "" {
+		t.Errorf("AssetURL of an unlisted file = %q; want \"\"", u)
+	}
 	if res, body := get("HEAD", css); res.StatusCode != 200 || body != "" {
 		t.Errorf("HEAD = %d, %q", res.StatusCode, body)
 	}
@@ -376,5 +382,33 @@ func TestStaleAsset(t *testing.T) {
 	s.ServeAsset(w, httptest.NewRequest("GET", cur, nil))
 	if cur == old || w.Code != 200 || w.Body.String() != "2" || w.Header().Get("Content-Type") != "text/javascript; charset=utf-8" {
 		t.Errorf("after the change: Info URL %s (old %s), GET = %d %q", cur, old, w.Code, w.Body)
+	}
+}
+
+// TestExtendsDepth: a chain of more than four ancestors is broken.
+func TestExtendsDepth(t *testing.T) {
+	fsys := fstest.MapFS{
+		"default/theme.json":         {Data: []byte(`{"name":"default","templates":["post"]}`)},
+		"default/templates/post.hbs": {Data: []byte(`<p>{{x}}</p>`)},
+	}
+	names := []string{"default", "t1", "t2", "t3", "t4", "t5"}
+	for i, n := range names[1:] {
+		fsys[n+"/theme.json"] = &fstest.MapFile{Data: []byte(`{"name":"` + n + `","extends":"` + names[i] + `"}`)}
+	}
+	lb := &logBuf{}
+	s := theme.NewSet(fsys, theme.Options{Log: lb.logger()})
+	if in := s.Info("t4"); in.Name != "t4" {
+		t.Errorf("Info(t4) (four ancestors) = %q; want t4; log:\n%s", in.Name, lb)
+	}
+	if in := s.Info("t5"); in.Name != theme.Default || !strings.Contains(lb.String(), "longer than 4") {
+		t.Errorf("Info(t5) (five ancestors) = %q; want default and a log; log:\n%s", in.Name, lb)
+	}
+	// The other order: a cached parent does not hide the depth.
+	s2 := theme.NewSet(fsys, theme.Options{Log: lb.logger()})
+	if a, b := s2.Info("t5").Name, s2.Info("t4").Name; a != theme.Default || b != "t4" {
+		t.Errorf("t5 then t4: Info names %q, %q; want default, t4", a, b)
+	}
+	if out, ok := s.Render("t4", "post", map[string]string{"x": "<y>"}); !ok || string(out) != "<p>&lt;y&gt;</p>" {
+		t.Errorf("Render(t4, post) = %v %q", ok, out)
 	}
 }
