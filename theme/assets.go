@@ -122,7 +122,11 @@ func (s *Set) ServeAsset(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	b, h, ext, ok := s.asset(r.URL.Path)
+	p := r.URL.Path
+	if th, f := r.PathValue("theme"), r.PathValue("file"); th != "" && f != "" {
+		p = "/themes/" + th + "/" + f // routed by a pattern, maybe under a prefix
+	}
+	b, h, ext, ok := s.asset(p)
 	if !ok {
 		http.NotFound(w, r)
 		return

@@ -148,23 +148,6 @@ func (s *Set) check(t *theme, stack []string) error {
 			return err
 		}
 	}
-	bases := map[string]string{}
-	for _, list := range [][]string{m.Assets.CSS, m.Assets.JS, m.Assets.Files} {
-		for _, p := range list {
-			if !fs.ValidPath(p) || p == "." || strings.HasPrefix(path.Base(p), ".") {
-				return fmt.Errorf("asset %q: not a file path inside assets/", p)
-			}
-			if err := s.checkFile("asset", p, t.name+"/assets/"+p); err != nil {
-				return err
-			}
-			// URLs carry the base name only: two files of one theme
-			// with the same base name would share a URL.
-			if other, ok := bases[path.Base(p)]; ok && other != p {
-				return fmt.Errorf("assets %q and %q have the same file name", other, p)
-			}
-			bases[path.Base(p)] = p
-		}
-	}
 	if m.Extends != "" {
 		if len(stack) > maxExtends {
 			return fmt.Errorf("extends chain longer than %d", maxExtends)
@@ -188,10 +171,74 @@ func (s *Set) check(t *theme, stack []string) error {
 			return fmt.Errorf("client partial %q is not a partial of the theme or its parents", n)
 		}
 	}
-	t.css = merge(t, m.Assets.CSS, func(p *theme) []assetRef { return p.css })
-	t.js = merge(t, m.Assets.JS, func(p *theme) []assetRef { return p.js })
-	t.files = merge(t, m.Assets.Files, func(p *theme) []assetRef { return p.files })
+
+	bases := map[string]string{}
+	if t.css, err = s.assetList(t, m.Assets.CSS, bases, func(p *theme) []assetRef { return p.css }); err != nil {
+		return err
+	}
+	if t.js, err = s.assetList(t, m.Assets.JS, bases, func(p *theme) []assetRef { return p.js }); err != nil {
+		return err
+	}
+	if t.files, err = s.assetList(t, m.Assets.Files, bases, func(p *theme) []assetRef { return p.files }); err != nil {
+		return err
+	}
 	return nil
+}
+
+// assetList is one effective asset list (css, js or files). An empty
+// list inherits the parent's. Otherwise the theme's list is the order:
+// each path is the theme's own file when its folder has it, else the
+// parent's entry of that path (so a theme may list "style.css" to keep
+// the parent's stylesheet before its own); a path neither has is a lie.
+// bases holds the base names of the theme's own files.
+func (s *Set) assetList(t *theme, own []string, bases map[string]string, of func(*theme) []assetRef) ([]assetRef, error) {
+	if len(own) == 0 {
+		if t.parent == nil {
+			return nil, nil
+		}
+		return of(t.parent), nil
+	}
+	var out []assetRef
+	seen := map[string]bool{}
+	for _, p := range own {
+		if !fs.ValidPath(p) || p == "." || strings.HasPrefix(path.Base(p), ".") {
+			return nil, fmt.Errorf("asset %q: not a file path inside assets/", p)
+		}
+		if seen[p] {
+			return nil, fmt.Errorf("asset %q is listed twice", p)
+		}
+		seen[p] = true
+		file := t.name + "/assets/" + p
+		if _, err := fs.Stat(s.fsys, file); err != nil && t.parent != nil {
+			if a, ok := inherited(of(t.parent), p); ok {
+				out = append(out, a)
+				continue
+			}
+		}
+		if err := s.checkFile("asset", p, file); err != nil {
+			if t.parent != nil {
+				return nil, fmt.Errorf("%w, and no parent provides it", err)
+			}
+			return nil, err
+		}
+		// URLs carry the base name only: two files of one theme with
+		// the same base name would share a URL.
+		if other, ok := bases[path.Base(p)]; ok && other != p {
+			return nil, fmt.Errorf("assets %q and %q have the same file name", other, p)
+		}
+		bases[path.Base(p)] = p
+		out = append(out, assetRef{provider: t.name, path: p})
+	}
+	return out, nil
+}
+
+func inherited(list []assetRef, p string) (assetRef, bool) {
+	for _, a := range list {
+		if a.path == p {
+			return a, true
+		}
+	}
+	return assetRef{}, false
 }
 
 // checkFile reports a listed file that is not there (a theme.json that
@@ -208,34 +255,6 @@ func (s *Set) checkFile(kind, name, file string) error {
 		return fmt.Errorf("%s %q: %s is not a file", kind, name, file)
 	}
 	return nil
-}
-
-// merge is an asset list with inheritance: the parent's list, each entry
-// replaced by the child's file of the same path, then the child's other
-// files in its order. A theme that lists only its style.css thus keeps
-// the parent's scripts and swaps the stylesheet.
-func merge(t *theme, own []string, of func(*theme) []assetRef) []assetRef {
-	mine := map[string]bool{}
-	for _, p := range own {
-		mine[p] = true
-	}
-	var out []assetRef
-	if t.parent != nil {
-		for _, a := range of(t.parent) {
-			if mine[a.path] {
-				a = assetRef{provider: t.name, path: a.path}
-				delete(mine, a.path)
-			}
-			out = append(out, a)
-		}
-	}
-	for _, p := range own {
-		if mine[p] {
-			delete(mine, p)
-			out = append(out, assetRef{provider: t.name, path: p})
-		}
-	}
-	return out
 }
 
 // maxRemembered bounds the names a Set remembers (and so logs once);
