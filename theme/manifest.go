@@ -1,7 +1,6 @@
 package theme
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -114,6 +113,8 @@ func (s *Set) load(name string, stack []string) *theme {
 
 var errLoop = errors.New("extends loop")
 
+// check reads t's theme.json and verifies every claim in it; the first
+// lie found is the reason the theme is unusable.
 func (s *Set) check(t *theme, stack []string) error {
 	if !validName.MatchString(t.name) {
 		return fmt.Errorf("not a theme name (want %s)", validName)
@@ -125,8 +126,7 @@ func (s *Set) check(t *theme, stack []string) error {
 	if err != nil {
 		return fmt.Errorf("read theme.json: %w", err)
 	}
-	d := json.NewDecoder(bytes.NewReader(b))
-	if err := d.Decode(&t.m); err != nil {
+	if err := json.Unmarshal(b, &t.m); err != nil {
 		return fmt.Errorf("theme.json: %w", err)
 	}
 	m := &t.m
