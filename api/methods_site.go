@@ -121,6 +121,10 @@ func (s *Server) registerSite() {
 			if err := sc.Check(p.Publication.update()); err != nil {
 				return nil, inPublication(err)
 			}
+		}
+		if sc != nil {
+			// An unknown persona_id is refused before the site settings
+			// are written, with or without publication.
 			if _, _, err := sc.Get(ctx, p.PersonaID); err != nil {
 				return nil, err
 			}

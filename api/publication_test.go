@@ -194,6 +194,12 @@ func TestPublicationRefused(t *testing.T) {
 	if after := getSettings(t, s, nil); !reflect.DeepEqual(after, before) || after.Title != "Kept" || after.Publication.SiteName != "Kept" {
 		t.Errorf("after refused updates:\n%+v %+v\nwant\n%+v %+v", after, after.Publication, before, before.Publication)
 	}
+	// An unknown persona is refused before anything is written.
+	rpcErr(t, "unknown persona", s.Client.Call(ctx, "site.update_settings", map[string]any{"title": "Changed",
+		"persona_id": "01900000-0000-7000-8000-000000000000"}, nil), -32001, "not_found", 404)
+	if after := getSettings(t, s, nil); after.Title != "Kept" {
+		t.Errorf("title written with an unknown persona_id: %q", after.Title)
+	}
 	// A valid publication beside a refused site setting is not written.
 	err = s.Client.Call(ctx, "site.update_settings", map[string]any{"language": "123", "publication": map[string]any{"site_name": "Changed"}}, nil)
 	rpcErr(t, "bad language beside a valid publication", err, -32602, "invalid", 400)
