@@ -86,6 +86,7 @@ func TestExtensionsInvalid(t *testing.T) {
 		{"bad utf-8", "{\"a\":\"\xff\"}", "extensions", "UTF-8"},
 		{"unpaired surrogate", `{"a":"\ud800x"}`, "extensions.a", "surrogate"},
 		{"lone low surrogate", `{"a":"\udc00"}`, "extensions.a", "surrogate"},
+		{"number out of range", `{"a":[1,-1e400]}`, "extensions.a[1]", "out of range"},
 		{"raw control", "{\"a\":\"\x01\"}", "extensions.a", "control character"},
 		{"share not array", `{"shareButtons":"x"}`, "extensions.shareButtons", "must be an array"},
 		{"share not string", `{"shareButtons":["x",1]}`, "extensions.shareButtons[1]", "must be a string"},
@@ -135,4 +136,52 @@ func TestThemeNames(t *testing.T) {
 			t.Errorf("ValidThemeName(%q) = %v", tc.s, !tc.ok)
 		}
 	}
+}
+
+// BenchmarkParseExtensions is the after-read check every page load pays
+// (the seed's example object).
+func BenchmarkParseExtensions(b *testing.B) {
+	const s = `{"shareButtons":["x","facebook","line","hatena"],"comments":{"mode":"moderated"},"analytics":{"googleAnalytics":{"measurementId":"G-XXXXXXXXXX"}}}`
+	for b.Loop() {
+		if _, err := ParseExtensions(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkStdlibUnmarshal(b *testing.B) {
+	const s = `{"shareButtons":["x","facebook","line","hatena"],"comments":{"mode":"moderated"},"analytics":{"googleAnalytics":{"measurementId":"G-XXXXXXXXXX"}}}`
+	for b.Loop() {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(s), &v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// FuzzExtensions: whatever is accepted is stored as valid JSON that
+// encoding/json reads as the same value, and storing it again changes
+// nothing (the stored form is canonical).
+func FuzzExtensions(f *testing.F) {
+	for _, s := range []string{`{}`, `{"shareButtons":["x","line"],"comments":{"mode":"open"}}`, `{"a":"\u3042\ud83d\ude00\n"}`,
+		`{"analytics":{"googleAnalytics":{"measurementId":" G-1 "},"p":[1,-2.5e-3,{}]}}`, `{"a":[[[]]],"b":null,"c":true}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		out, _, err := checkExtensions([]byte(in))
+		if err != nil {
+			if murlog.ErrorCode(err) != murlog.EInvalid {
+				t.Fatalf("%q: %v; want an invalid error", in, err)
+			}
+			return
+		}
+		var a, b any
+		if json.Unmarshal([]byte(out), &a) != nil || json.Unmarshal([]byte(in), &b) != nil {
+			t.Fatalf("%q stored as %q, which encoding/json does not read", in, out)
+		}
+		again, _, err := checkExtensions([]byte(out))
+		if err != nil || again != out {
+			t.Fatalf("%q stored as %q, then as %q (%v)", in, out, again, err)
+		}
+	})
 }
