@@ -268,7 +268,7 @@ func (a *App) wire(ctx context.Context, cfg *config.Config, eng *engine) (*runti
 	}
 	// A persona's public-site settings show only on its pages: the
 	// federation documents do not change with them.
-	rt.siteConfig = newSiteConfig(db, a.log, rt.pubConfigChanged)
+	rt.siteConfig = newSiteConfig(db, a.log, a.themeSet(cfg), rt.pubConfigChanged)
 	rpc := api.New(socialAPI(rt, api.Deps{Site: rt.site, Cookies: cookies, Auth: rt.auth, Personas: persona.New(db),
 		Posts: newPosts(rt), Settings: settings.New(db), SiteConfig: rt.siteConfig,
 		Domains: domains.New(db), Queue: rt.queue, Now: a.opts.Now, Changed: changed}), a.log)

@@ -2,8 +2,6 @@ package app
 
 import (
 	"net/http"
-	"os"
-	"path/filepath"
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/activitypub"
@@ -11,15 +9,16 @@ import (
 	"github.com/murlog/murlog/config"
 	"github.com/murlog/murlog/httpd"
 	"github.com/murlog/murlog/theme"
+	"github.com/murlog/murlog/web/themes"
 )
 
-// themeSet returns the app's themes, built once: the set parses templates
-// as pages need them and keeps them, so a rewire after setup must not
-// throw that away.
+// themeSet returns the app's themes, built once: themes_dir when it
+// exists, else the copy built into the binary. The set parses templates as
+// pages need them and keeps them, so a rewire after setup must not throw
+// that away.
 func (a *App) themeSet(cfg *config.Config) *theme.Set {
 	a.themesOnce.Do(func() {
-		a.themes = theme.NewSet(os.DirFS(filepath.Join(filepath.Dir(cfg.Path), "web", "themes")),
-			theme.Options{Log: a.log, OneShot: a.opts.OneShot})
+		a.themes = theme.Open(cfg.ThemesDir, themes.FS(), theme.Options{Log: a.log, OneShot: a.opts.OneShot})
 	})
 	return a.themes
 }
