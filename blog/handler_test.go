@@ -209,7 +209,7 @@ func TestInjectionIsEscaped(t *testing.T) {
 	for _, path := range []string{"/", "/@alice", e.postPath(a), "/search?q=Title", "/tags/x", "/@alice/feed.rss", "/api/pub/posts/" + a.ID,
 		"/api/pub/personas/alice/config"} {
 		r := e.get(path)
-		for _, bad := range []string{"<script>alert", "<img src=x", "onerror=alert", "<script>x"} {
+		for _, bad := range []string{"<script>alert", "<img src=x", "<script>x"} {
 			if strings.Contains(r.body, bad) {
 				i := strings.Index(r.body, bad)
 				t.Errorf("GET %s carries %q unescaped: …%s…", path, bad, r.body[max(0, i-120):min(len(r.body), i+60)])

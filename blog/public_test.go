@@ -2,6 +2,7 @@ package blog_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -50,7 +51,10 @@ func TestUnpublishedPostsAreNeverPublic(t *testing.T) {
 		"/api/pub/personas/alice/posts", "/api/pub/personas/alice/posts?order=oldest", "/api/pub/posts/" + before.ID,
 		"/api/pub/posts/" + after.ID, "/api/pub/posts/by-ids?ids=" + strings.Join(ids, ",")}
 	for marker, p := range hidden {
-		paths = append(paths, e.postPath(p), "/api/pub/posts/"+p.ID, "/search?q="+marker, "/@alice/search?q="+marker+"&mode=rich",
+		// The search queries are inner parts of the markers: the page
+		// echoes its query, which must not count as a leak.
+		inner := marker[1 : len(marker)-1]
+		paths = append(paths, e.postPath(p), "/api/pub/posts/"+p.ID, "/search?q="+inner, "/@alice/search?q="+inner+"&mode=rich",
 			"/@alice/search?q=zebra&mode=plain", "/api/pub/posts/by-ids?ids="+p.ID, "/?after="+p.ID)
 	}
 	check := func(what string, r resp) {
@@ -93,7 +97,7 @@ func TestUnlistedIsReachableByItsURLOnly(t *testing.T) {
 	if r := e.get("/api/pub/posts/" + u.ID); r.status != 200 || !strings.Contains(r.body, "quietunlisted") {
 		t.Errorf("GET /api/pub/posts/<unlisted> = %d; want 200", r.status)
 	}
-	for _, path := range []string{"/", "/?mode=plain", "/tags/shared", "/search?q=quietunlisted", "/@alice/feed.rss",
+	for _, path := range []string{"/", "/?mode=plain", "/tags/shared", "/search?q=uietunliste", "/@alice/feed.rss",
 		"/tags/shared/feed.atom", "/sitemap.xml", "/api/pub/personas/alice/posts", "/api/pub/posts/by-ids?ids=" + u.ID} {
 		if r := e.get(path); strings.Contains(r.body, "quietunlisted") || strings.Contains(r.body, u.ID) {
 			t.Errorf("GET %s shows the unlisted post", path)
@@ -125,8 +129,9 @@ func TestScheduledPostAppearsOnTime(t *testing.T) {
 func TestCursorPagesStayValid(t *testing.T) {
 	e := newEnv(t)
 	var all []*murlog.Post
+	word := func(i int) string { return fmt.Sprintf("cursorword%02d", i) }
 	for i := range 7 {
-		all = append(all, e.note("cursor post "+string(rune('a'+i))))
+		all = append(all, e.note(word(i)))
 	}
 	first, err := e.loader.SitePage(ctx, blog.SiteQuery{})
 	if err != nil || first.Pager == nil || first.Pager.NextURL == "" {
@@ -137,23 +142,20 @@ func TestCursorPagesStayValid(t *testing.T) {
 	}
 	next := first.Pager.NextURL
 	page2 := e.get(next).body
-	for range 3 {
-		e.note("newer post")
+	for i := range 3 {
+		e.note(word(10 + i))
 	}
 	again := e.get(next).body
-	for _, p := range all[:2] {
-		if !strings.Contains(page2, p.ID) || !strings.Contains(again, p.ID) {
-			t.Errorf("page 2 (%s) lost post %s after new posts arrived", next, p.ID)
-		}
-	}
-	for _, p := range all[2:] {
-		if strings.Contains(again, p.ID) {
-			t.Errorf("page 2 shows %s of page 1", p.ID)
+	for i := range 7 {
+		onPage2 := i < 2
+		if strings.Contains(page2, word(i)) != onPage2 || strings.Contains(again, word(i)) != onPage2 {
+			t.Errorf("%s (post %d of 7) on page 2 before/after new posts: %v/%v; want %v", next, i, strings.Contains(page2, word(i)),
+				strings.Contains(again, word(i)), onPage2)
 		}
 	}
 	// The oldest-first order pages forward the other way.
 	r := e.get("/?order=oldest")
-	if !strings.Contains(r.body, all[0].ID) || strings.Contains(r.body, all[6].ID) {
+	if !strings.Contains(r.body, word(0)) || strings.Contains(r.body, word(6)) {
 		t.Error("/?order=oldest does not start with the oldest posts")
 	}
 }
