@@ -129,7 +129,7 @@ func Excerpt(html string, n int) string { return ExcerptText(PlainText(html), n)
 // profile's introduction): white space is collapsed, and the result is at
 // most n characters plus the "…" that says it was cut. n ≤ 0 gives "".
 //
-// The cut prefers, within the last quarter of the n characters, the end of
+// The cut prefers, within the last third of the n characters, the end of
 // a sentence ("。", "！", "？", or ".", "!", "?" before a space), then a
 // space, then a Japanese or Latin comma; only text without any of them
 // is cut in the middle of a word.
@@ -151,7 +151,7 @@ func ExcerptText(text string, n int) string {
 // excerptCut returns where to cut rs (longer than n runes) to keep at most
 // n runes: the best boundary at or after lo, else n.
 func excerptCut(rs []rune, n int) int {
-	lo := n - n/4
+	lo := n - n/3
 	if lo < 1 {
 		lo = 1
 	}
@@ -254,6 +254,9 @@ func KWIC(text string, terms []string, width, max int) []KWICHit {
 			spans = append(spans, span{i, i + n})
 		}
 		i += n
+	}
+	if len(spans) == 0 {
+		return nil
 	}
 	hits := make([]KWICHit, 0, len(spans))
 	prevEnd := 0 // where the previous line's After stopped

@@ -5,9 +5,11 @@
 package meta
 
 import (
+	"net"
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/murlog/murlog"
 )
@@ -98,26 +100,50 @@ type Input struct {
 
 // IsLink reports whether a profile field's value is a link, and returns
 // the href to write: only a whole value that parses as an absolute http or
-// https URL with a host and no user info ("https://bank.example@evil.test"
-// is refused), so that rel="me" never points at text that merely looks
-// like an address.
+// https URL with a host name (or IP address) and no user info
+// ("https://bank.example@evil.test" is refused), so that rel="me" never
+// points at text that merely looks like an address. The href is the
+// parsed URL written back (path and query escaped), the host as written:
+// browsers turn an international name into its ASCII form themselves.
 func IsLink(value string) (href string, ok bool) {
 	v := strings.TrimSpace(value)
-	if v == "" || len(v) > 2048 || strings.ContainsAny(v, " \t\r\n<>\"`") {
+	if v == "" || len(v) > 2048 || strings.ContainsAny(v, " \t\r\n<>\"`\\") {
 		return "", false
 	}
 	u, err := url.Parse(v)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Opaque != "" || u.User != nil {
 		return "", false
 	}
-	host := u.Hostname()
-	if host == "" || strings.HasPrefix(host, ".") || strings.Contains(host, "..") {
+	host, port := u.Hostname(), u.Port()
+	if strings.HasSuffix(u.Host, ":") || (port != "" && !allDigits(port)) {
 		return "", false
 	}
-	if port := u.Port(); strings.HasSuffix(u.Host, ":") || (port != "" && !allDigits(port)) {
+	if net.ParseIP(host) == nil && !hostName(host) {
 		return "", false
 	}
-	return u.String(), true
+	rest := *u
+	rest.Scheme, rest.Host = "", ""
+	return u.Scheme + "://" + u.Host + rest.String(), true
+}
+
+// hostName reports a DNS name: dot-separated labels of letters (any
+// script), digits and inner hyphens, with an optional final dot.
+func hostName(h string) bool {
+	h = strings.TrimSuffix(h, ".")
+	if h == "" || len(h) > 253 {
+		return false
+	}
+	for _, label := range strings.Split(h, ".") {
+		if label == "" || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for _, r := range label {
+			if r != '-' && !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.Is(unicode.Mn, r) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func allDigits(s string) bool {
