@@ -189,3 +189,29 @@ func TestKWICWidth(t *testing.T) {
 		}
 	}
 }
+
+// FuzzKWIC: every line is text of the input around a match, within the
+// width, whatever the text and terms.
+func FuzzKWIC(f *testing.F) {
+	f.Add("İİİ abc ÄÖÜ target end", "target", 4)
+	f.Add("今日は良い天気です。明日も良い天気でしょう。", "天気", 3)
+	f.Add("aaaa", "aa", 1)
+	f.Add("\xff\xfeabc", "B", 0)
+	f.Fuzz(func(t *testing.T, text, term string, width int) {
+		width %= 50
+		hits := KWIC(text, []string{term}, width, 10)
+		if len(hits) > 10 {
+			t.Fatalf("KWIC returned %d lines; max 10", len(hits))
+		}
+		runes := string([]rune(text)) // invalid bytes read as U+FFFD
+		for _, h := range hits {
+			if h.Match == "" {
+				t.Fatalf("KWIC(%q, %q) gave an empty Match", text, term)
+			}
+			line := strings.ReplaceAll(h.Before+h.Match+h.After, Ellipsis, "")
+			if !strings.Contains(runes, strings.TrimSpace(line)) && !strings.Contains(text, Ellipsis) {
+				t.Fatalf("KWIC(%q, %q, %d): line %q is not text of the input", text, term, width, line)
+			}
+		}
+	})
+}

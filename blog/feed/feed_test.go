@@ -358,3 +358,22 @@ func TestRobots(t *testing.T) {
 		t.Errorf("AICrawlers shares its list with callers")
 	}
 }
+
+// FuzzFeedsWellFormed: whatever the text of a post, both feeds are
+// well-formed XML that gofeed reads with the item in it.
+func FuzzFeedsWellFormed(f *testing.F) {
+	f.Add(hostile, "<p>"+hostile+"</p>", "tag")
+	f.Add("", "", "")
+	f.Add("\xff\xfe", "<![CDATA[x]]>", "]]>")
+	f.Add("\U0001F600\u2028\u2029", "&#0;&#xD800;", "\x00")
+	f.Fuzz(func(t *testing.T, title, content, tag string) {
+		items := []Item{{ID: "https://blog.example/@a/1", Title: title, ContentHTML: content, Summary: title, Author: tag, Tags: []string{tag}, Published: t1}}
+		c := Channel{Title: title, Description: content, Link: "https://blog.example/@a", Self: "https://blog.example/@a/feed", Author: tag}
+		for name, doc := range map[string][]byte{"RSS": RSS(c, items), "Atom": Atom(c, items)} {
+			wellFormed(t, name, doc)
+			if f := parse(t, name, doc); len(f.Items) != 1 {
+				t.Fatalf("%s: %d items; want 1", name, len(f.Items))
+			}
+		}
+	})
+}

@@ -37,7 +37,9 @@ func Build(in Input) Meta {
 	m.Tags = p.tags()
 	m.Links = p.links()
 	m.JSONLD = p.jsonLD()
-	if id := strings.TrimSpace(in.GAMeasurementID); id != "" {
+	// Error pages send no page_view: the seed counts sites and posts,
+	// and a 404 has neither a page_location nor a content_id.
+	if id := strings.TrimSpace(in.GAMeasurementID); id != "" && p.kind != "error" {
 		m.GA = p.analytics(id)
 	}
 	return m
@@ -156,18 +158,24 @@ func (p *page) fallbackDescription() string {
 	return ""
 }
 
-// canonicalURL is the page's absolute URL without query or fragment.
+// canonicalURL is the page's absolute URL without query or fragment. An
+// error page has none unless the loader gives one: it stands for no
+// document, and pointing it at the home page would call the two the same.
 func (p *page) canonicalURL() string {
 	in := p.in
 	c := strings.TrimSpace(in.Canonical)
 	if c == "" {
 		switch {
+		case p.kind == "error":
+			return ""
 		case p.kind == "post" && in.Post != nil && p.username != "":
 			c = in.Site.PostURL(p.username, in.Post.ID)
 		case p.kind == "tag" && in.Tag != "":
 			c = in.Site.TagURL(in.Tag)
 		case p.kind == "site" && p.username != "":
 			c = in.Site.PersonaURL(p.username)
+		case p.kind == "search" && p.username != "":
+			c = in.Site.PersonaURL(p.username) + "/search"
 		default:
 			c = "/"
 		}

@@ -370,9 +370,12 @@ func TestBuildTagAndSearch(t *testing.T) {
 		t.Errorf("search JSON-LD = %s", m.JSONLD)
 	}
 
-	m = Build(Input{Site: testSite, Kind: "error", Persona: testPersona(), SiteName: "Wonderland", Title: "Page not found"})
-	if m.Title != "Page not found | Wonderland" || m.JSONLD != "" {
-		t.Errorf("error page: Title %q, JSON-LD %q", m.Title, m.JSONLD)
+	m = Build(Input{Site: testSite, Kind: "error", Persona: testPersona(), SiteName: "Wonderland", Title: "Page not found", GAMeasurementID: "G-E"})
+	if m.Title != "Page not found | Wonderland" || m.JSONLD != "" || m.Canonical != "" || m.GA != nil {
+		t.Errorf("error page: Title %q, JSON-LD %q, Canonical %q, GA %+v; want no JSON-LD, canonical or page_view", m.Title, m.JSONLD, m.Canonical, m.GA)
+	}
+	if _, n := content(m, "og:url"); n != 0 {
+		t.Errorf("error page has an og:url")
 	}
 }
 
