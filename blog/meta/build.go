@@ -87,8 +87,12 @@ func newPage(in Input) *page {
 		p.lang = in.Post.Language
 	}
 	p.canonical = p.canonicalURL()
+	desc := in.Description
+	if strings.TrimSpace(desc) == "" {
+		desc = p.fallbackDescription()
+	}
+	p.description = markup.ExcerptText(desc, descriptionLen)
 	p.headline, p.title = p.titles()
-	p.description = markup.ExcerptText(firstOf(in.Description, p.fallbackDescription()), descriptionLen)
 	p.image = p.absolute(firstOf(in.Image, in.AvatarURL))
 	if in.Post != nil {
 		if in.Post.PublishedAt != nil {
@@ -109,7 +113,13 @@ func (p *page) titles() (headline, title string) {
 	switch p.kind {
 	case "post":
 		if headline == "" {
-			headline = markup.ExcerptText(in.Description, noteTitleLen)
+			// A note's title is its text (never the site's introduction
+			// that stands in for a description of a post without text).
+			text := in.Description
+			if strings.TrimSpace(text) == "" {
+				text = p.postText()
+			}
+			headline = markup.ExcerptText(text, noteTitleLen)
 		}
 		if headline == "" && in.Post != nil {
 			headline = in.Post.ID
@@ -147,8 +157,12 @@ func (p *page) titles() (headline, title string) {
 }
 
 // fallbackDescription describes a page the loader gave no description:
-// the site's introduction, else the persona's bio.
+// a post by its text, any other page by the site's introduction, else
+// the persona's bio.
 func (p *page) fallbackDescription() string {
+	if t := p.postText(); t != "" {
+		return t
+	}
 	if p.in.Config != nil && strings.TrimSpace(p.in.Config.Introduction) != "" {
 		return p.in.Config.Introduction
 	}
@@ -156,6 +170,20 @@ func (p *page) fallbackDescription() string {
 		return p.in.Persona.Summary
 	}
 	return ""
+}
+
+// postText is what a post page says about its post when the loader said
+// nothing: the content warning of a post that has one (the text behind it
+// must not show up in a share card), else the post's text.
+func (p *page) postText() string {
+	post := p.in.Post
+	switch {
+	case p.kind != "post" || post == nil:
+		return ""
+	case strings.TrimSpace(post.Summary) != "":
+		return post.Summary
+	}
+	return markup.PlainText(post.Content)
 }
 
 // canonicalURL is the page's absolute URL without query or fragment. An

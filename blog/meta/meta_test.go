@@ -210,6 +210,28 @@ func TestBuildNoteWithoutTitleOrDescription(t *testing.T) {
 	}
 }
 
+func TestBuildPostFallbacks(t *testing.T) {
+	m := Build(Input{Site: testSite, Kind: "post", Persona: testPersona(), Post: notePost()})
+	if m.Title != "Just a short note about tea. | Alice Liddell" || m.Description != "Just a short note about tea." {
+		t.Errorf("note without loader texts: Title %q, Description %q; want the post's text", m.Title, m.Description)
+	}
+	empty := notePost()
+	empty.Content = ""
+	m = Build(Input{Site: testSite, Kind: "post", Persona: testPersona(), Config: testConfig(), Post: empty})
+	if m.Title != "01NOTE | Wonderland" || m.Description != "A blog about falling." {
+		t.Errorf("post without text: Title %q, Description %q; want the id as title, the introduction as description", m.Title, m.Description)
+	}
+	cw := notePost()
+	cw.Summary, cw.Sensitive, cw.Content = "Spoilers for chapter 12", true, "<p>The cat was the Queen all along.</p>"
+	m = Build(Input{Site: testSite, Kind: "post", Persona: testPersona(), Post: cw})
+	if strings.Contains(m.Title+m.Description+m.JSONLD, "Queen") {
+		t.Errorf("the text behind a content warning leaked: Title %q, Description %q", m.Title, m.Description)
+	}
+	if m.Description != "Spoilers for chapter 12" {
+		t.Errorf("content-warned post Description = %q; want the warning", m.Description)
+	}
+}
+
 func TestBuildArticleWithImage(t *testing.T) {
 	post := articlePost()
 	in := Input{
