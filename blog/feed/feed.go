@@ -145,7 +145,7 @@ func Atom(c Channel, items []Item) []byte {
 	}
 	// An Atom entry needs an author, its own or the feed's: the feed's
 	// falls back to its title so that entries without one stay valid.
-	w.raw("<author>")
+	w.raw("<author>\n")
 	w.elem("name", firstOf(c.Author, c.Title, generator))
 	w.raw("</author>\n")
 	w.elem("generator", generator)
@@ -160,9 +160,11 @@ func Atom(c Channel, items []Item) []byte {
 			w.elem("published", atomTime(it.Published))
 		}
 		w.elem("updated", atomTime(latest(it.Updated, it.Published)))
-		if it.Author != "" && it.Author != c.Author {
-			w.raw("<author>")
-			w.elem("name", it.Author)
+		// Entries inherit the feed's author, but not every reader
+		// (gofeed among them) applies the rule: each entry names its own.
+		if a := firstOf(it.Author, c.Author); a != "" {
+			w.raw("<author>\n")
+			w.elem("name", a)
 			w.raw("</author>\n")
 		}
 		for _, t := range it.Tags {

@@ -36,7 +36,7 @@ func testItems() []Item {
 		{
 			ID: "https://blog.example/@alice/01NOTE", Link: "https://blog.example/@alice/01NOTE",
 			ContentHTML: "<p>" + strings.Repeat("お茶を飲みながら本を読む午後。", 10) + "</p>",
-			Published:   t1.Add(-time.Hour), Author: "Alice",
+			Published:   t1.Add(-time.Hour), Author: "Bob",
 		},
 	}
 }
@@ -156,6 +156,9 @@ func TestRSS(t *testing.T) {
 		t.Errorf("dc:creator = %+v", a.DublinCoreExt)
 	}
 	n := f.Items[1]
+	if n.DublinCoreExt == nil || len(n.DublinCoreExt.Creator) != 1 || n.DublinCoreExt.Creator[0] != "Bob" {
+		t.Errorf("note dc:creator = %+v; want Bob", n.DublinCoreExt)
+	}
 	if !strings.HasPrefix(n.Title, "お茶を飲みながら本を読む午後。") || !strings.HasSuffix(n.Title, "…") || len([]rune(n.Title)) > noteTitleLen+1 {
 		t.Errorf("note title = %q; want an excerpt of ≤ %d characters", n.Title, noteTitleLen)
 	}
@@ -204,6 +207,9 @@ func TestAtom(t *testing.T) {
 	}
 	if strings.Join(a.Categories, ",") != "rabbit,fall" {
 		t.Errorf("entry categories = %q", a.Categories)
+	}
+	if len(a.Authors) != 1 || a.Authors[0].Name != "Alice" || len(f.Items[1].Authors) != 1 || f.Items[1].Authors[0].Name != "Bob" {
+		t.Errorf("entry authors %+v, %+v; want the feed's Alice, then Bob", a.Authors, f.Items[1].Authors)
 	}
 	// An entry that was never edited is updated when published.
 	if n := f.Items[1]; n.UpdatedParsed == nil || !n.UpdatedParsed.Equal(t1.Add(-time.Hour)) || !strings.HasSuffix(n.Title, "…") {

@@ -29,7 +29,7 @@ func Sitemap(urls []URL) []byte {
 			break
 		}
 		n++
-		w.raw("<url>")
+		w.raw("<url>\n")
 		w.elemAttr("loc", loc)
 		if !u.LastMod.IsZero() {
 			w.elem("lastmod", u.LastMod.UTC().Format(time.RFC3339))
