@@ -244,7 +244,7 @@ func (p *page) absolute(ref string) string {
 // tags returns the <meta> elements in a fixed order: Open Graph, article,
 // Twitter Card, author and fediverse:creator, Dublin Core.
 func (p *page) tags() []Tag {
-	var t tagList
+	t := make(tagList, 0, 24) // a post page's count, grown once at most
 	og := "website"
 	switch {
 	case p.kind == "post" && p.in.Post != nil:
@@ -313,7 +313,8 @@ func (t *tagList) name(name, content string) {
 // links returns the <link> elements: the Dublin Core schema, the
 // ActivityPub JSON of the page, the feeds and the rel="me" links.
 func (p *page) links() []Link {
-	links := []Link{{Rel: "schema.DC", Href: dcSchema}}
+	links := make([]Link, 1, 4+len(p.meLinks))
+	links[0] = Link{Rel: "schema.DC", Href: dcSchema}
 	switch {
 	case p.kind == "post" && p.in.Post != nil && p.username != "":
 		// The post's id is its page URL: ActivityPub clients get the JSON
