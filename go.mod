@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/google/uuid v1.6.0
+	github.com/mailgun/raymond/v2 v2.0.48 // Handlebars for the public blog's themes (the seed's template engine)
 	github.com/microcosm-cc/bluemonday v1.0.27 // test-only: oracle of markup's FuzzRemotePolicyVsBluemonday
 	github.com/mmcdole/gofeed v1.4.2 // test-only: the feed reader blog/feed's documents must satisfy
 	github.com/yuin/goldmark v1.8.7
@@ -12,8 +13,6 @@ require (
 	golang.org/x/sys v0.50.0
 	modernc.org/sqlite v1.62.0
 )
-
-require github.com/mailgun/raymond/v2 v2.0.48
 
 require (
 	github.com/aymerick/douceur v0.2.0 // indirect
