@@ -371,7 +371,7 @@ func (l *Loader) TagPage(ctx context.Context, tag, mode string, oldest bool, aft
 		page.Posts = l.postViews(s, posts, mode)
 		page.Mode = modeView(base, url.Values{}, mode, oldest, false)
 		page.Pager = l.pager(s, base, url.Values{}, mode, oldest, after, posts, more)
-		page.Meta = l.meta(s, page, "tag", nil, "#"+tag, "", "", base)
+		page.Meta = l.meta(s, page, "tag", nil, "", "", "", base)
 		finish(page)
 		return nil
 	})

@@ -88,16 +88,14 @@ func (l *Loader) postPage(s *scope, p *murlog.Post) (*Page, error) {
 	page.Share = share(s, v.URL, title)
 	page.Hydrate.PostID, page.Hydrate.RecentCount, page.Hydrate.PopularCount = p.ID, sb.RecentCount, sb.PopularCount
 	page.Hydrate.Share = shareIDs(page.Share)
-	image := ""
+	// The metadata carries the stored text, not a vertical theme's
+	// display form; a note has no title of its own (meta.Build makes one
+	// of its text).
+	metaTitle, desc := "", excerpt(p)
 	if p.Kind == murlog.KindArticle {
-		image = v.Image
+		metaTitle = p.Title
 	}
-	desc := v.Description
-	if s.info.Vertical {
-		// The metadata carries the stored text, not the display form.
-		title, desc = listTitle(p), excerpt(p)
-	}
-	page.Meta = l.meta(s, page, "post", p, title, desc, image, v.URL)
+	page.Meta = l.meta(s, page, "post", p, metaTitle, desc, v.Image, v.URL)
 	finish(page)
 	return page, nil
 }

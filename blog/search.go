@@ -112,7 +112,7 @@ func (l *Loader) SearchPage(ctx context.Context, username, q, mode, after string
 				page.Pager.NewestURL, page.Pager.OldestURL = "", "" // results come newest first only
 			}
 		}
-		page.Meta = l.meta(s, page, "search", nil, s.t["search"], "", "", action)
+		page.Meta = l.meta(s, page, "search", nil, "", "", "", action)
 		noindex(&page.Meta)
 		finish(page)
 		return nil

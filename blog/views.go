@@ -169,11 +169,11 @@ func textHTML(s string) string {
 // when the value is an http(s) URL (the verification Mastodon shows).
 func fieldHTML(v string) string {
 	v = strings.TrimSpace(v)
-	if !isLink(v) {
+	href, ok := meta.IsLink(v)
+	if !ok {
 		return html.EscapeString(v)
 	}
-	e := html.EscapeString(v)
-	return `<a href="` + e + `" rel="me nofollow noopener">` + e + `</a>`
+	return `<a href="` + html.EscapeString(href) + `" rel="me nofollow noopener">` + html.EscapeString(v) + `</a>`
 }
 
 // The share services in their fixed order.
@@ -227,18 +227,28 @@ func shareIDs(sh *Share) []string {
 	return ids
 }
 
-// meta builds the head metadata of a page; canonical "" for none (error
-// pages).
+// meta builds the head metadata of a page; canonical "" lets meta.Build
+// derive it (error pages get none).
 func (l *Loader) meta(s *scope, pg *Page, kind string, post *murlog.Post, title, desc, image, canonical string) meta.Meta {
 	in := meta.Input{Site: l.Site, Kind: kind, Lang: s.langTag, Persona: s.persona, Config: s.cfg, SiteName: pg.Site.Name,
 		Post: post, Title: title, Description: desc, Image: image, Canonical: canonical,
 		AuthorName: authorName(s.cfg, s.persona), GAMeasurementID: s.ext.GAMeasurementID, NoIndex: s.noIndex, NoAI: s.noAI,
 		Now: s.now}
+	if s.persona.AvatarPath != "" {
+		in.AvatarURL = l.Site.Base() + "/media/" + s.persona.AvatarPath
+	}
 	switch kind {
-	case "site", "post":
+	case "site":
 		in.FeedRSS, in.FeedAtom = pg.Site.FeedRSS, pg.Site.FeedAtom
+	case "post":
+		in.FeedRSS, in.FeedAtom = pg.Site.FeedRSS, pg.Site.FeedAtom
+		if post.Language != "" {
+			in.Lang = post.Language
+		}
 	case "tag":
-		in.FeedRSS, in.FeedAtom = pg.Tag.FeedRSS, pg.Tag.FeedAtom
+		in.FeedRSS, in.FeedAtom, in.Tag = pg.Tag.FeedRSS, pg.Tag.FeedAtom, pg.Tag.Name
+	case "search":
+		in.Query = pg.Search.Query
 	}
 	return meta.Build(in)
 }
@@ -251,16 +261,6 @@ func hydrateJSON(h Hydrate) string {
 		return "{}"
 	}
 	return string(b)
-}
-
-// isLink reports whether a profile field value is an http(s) URL with a
-// host and nothing a link should not carry.
-func isLink(v string) bool {
-	if !strings.HasPrefix(v, "https://") && !strings.HasPrefix(v, "http://") || strings.ContainsAny(v, " \t\r\n<>\"'") {
-		return false
-	}
-	u, err := url.Parse(v)
-	return err == nil && u.Host != ""
 }
 
 // noindex asks robots not to index a page (search results, error pages),
