@@ -115,7 +115,10 @@ type runtime struct {
 	verifier  *federation.Verifier
 	inbox     *federation.Inbox // nil until setup is complete
 	blog      *blog.Handler     // the public site; nil until setup is complete
-	mentions  post.Mentions     // resolves mentions at post time; nil until a resolver is wired
+	// blogLoader is the blog's model loader (its caches of personas,
+	// settings and post texts); nil until setup is complete.
+	blogLoader *blog.Loader
+	mentions   post.Mentions // resolves mentions at post time; nil until a resolver is wired
 	// siteConfig is the personas' public-site settings (app/siteconfig.go).
 	siteConfig *siteconfig.Service
 	// dropPages, when set, drops the blog's rendered pages: it is called
@@ -264,7 +267,7 @@ func (a *App) wire(ctx context.Context, cfg *config.Config, eng *engine) (*runti
 		// complete.
 		a.wireFederation(rt)
 		a.wireBlog(rt)
-		changed = rt.fed.Invalidate
+		changed = func() { rt.fed.Invalidate(); rt.blogLoader.Invalidate() }
 	}
 	// A persona's public-site settings show only on its pages: the
 	// federation documents do not change with them.

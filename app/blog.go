@@ -7,6 +7,7 @@ import (
 	"github.com/murlog/murlog/activitypub"
 	"github.com/murlog/murlog/blog"
 	"github.com/murlog/murlog/config"
+	"github.com/murlog/murlog/federation"
 	"github.com/murlog/murlog/httpd"
 	"github.com/murlog/murlog/theme"
 	"github.com/murlog/murlog/web/themes"
@@ -25,10 +26,25 @@ func (a *App) themeSet(cfg *config.Config) *theme.Set {
 
 // wireBlog builds the public site once setup is complete (its URLs name
 // the domain).
+//
+// A resident process keeps the personas and settings the pages read for
+// a few seconds (dropped at once by the changes this process makes, and
+// converging with other processes by the TTL, as the federation
+// documents do), and the texts derived from post HTML; a CGI process
+// keeps nothing.
 func (a *App) wireBlog(rt *runtime) {
 	l := &blog.Loader{Site: rt.site, Store: rt.eng.store, Themes: a.themeSet(rt.cfg), Log: a.log, Now: a.opts.Now}
-	rt.blog = blog.NewHandler(l)
+	if !a.opts.OneShot {
+		l.SiteTTL, l.TextCache = blogSiteTTL, blogTextCache
+	}
+	rt.blogLoader, rt.blog, rt.dropPages = l, blog.NewHandler(l), l.Invalidate
 }
+
+// The blog's caches in a resident process.
+const (
+	blogSiteTTL   = federation.DefaultTTL
+	blogTextCache = 4096 // posts; a few hundred bytes each
+)
 
 // blog serves the public site once setup is complete (the guard answers
 // before that).

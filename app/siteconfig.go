@@ -21,9 +21,9 @@ func newSiteConfig(db store.Store, log *slog.Logger, themes *theme.Set, onChange
 	})
 }
 
-// pubConfigChanged is the site config service's OnChange. The blog keeps
-// no rendered pages today (each request loads and renders), so dropPages
-// is nil; the read path's artifacts will hook in here.
+// pubConfigChanged is the site config service's OnChange: the blog drops
+// the settings it keeps (dropPages is its Loader's Invalidate once setup
+// is complete; the read path's artifacts will hook in here too).
 func (rt *runtime) pubConfigChanged() {
 	if rt.dropPages != nil {
 		rt.dropPages()

@@ -106,20 +106,19 @@ func (l *Loader) APIPosts(ctx context.Context, q PostsQuery) (*PostList, error) 
 	if q.Limit < 1 || q.Limit > MaxAPILimit {
 		return nil, murlog.Invalid("limit", "must be between 1 and %d", MaxAPILimit)
 	}
+	if q.Username == "" {
+		return nil, murlog.NotFound("persona")
+	}
 	if q.After != "" && !murlog.ValidID(q.After) {
 		return nil, murlog.Invalid("after", "is not a post id")
 	}
 	var list *PostList
 	err := l.view(ctx, func(tx store.Tx) error {
-		pe, err := tx.Personas().GetByUsername(q.Username)
+		s, err := l.open(tx, q.Username)
 		if err != nil {
 			return err
 		}
-		s, err := l.scopeOf(tx, pe, false)
-		if err != nil {
-			return err
-		}
-		posts, err := tx.PublicPosts().List(store.PublicQuery{PersonaID: pe.ID, Now: s.now, Oldest: q.Oldest, After: q.After, Limit: q.Limit + 1})
+		posts, err := tx.PublicPosts().List(store.PublicQuery{PersonaID: s.persona.ID, Now: s.now, Oldest: q.Oldest, After: q.After, Limit: q.Limit + 1})
 		if err != nil {
 			return err
 		}
@@ -194,17 +193,16 @@ func (l *Loader) APIByIDs(ctx context.Context, ids []string) (*PostList, error) 
 
 // APIConfig loads a persona's public site settings.
 func (l *Loader) APIConfig(ctx context.Context, username string) (*ConfigDoc, error) {
+	if username == "" {
+		return nil, murlog.NotFound("persona")
+	}
 	var doc *ConfigDoc
 	err := l.view(ctx, func(tx store.Tx) error {
-		pe, err := tx.Personas().GetByUsername(username)
+		s, err := l.open(tx, username)
 		if err != nil {
 			return err
 		}
-		s, err := l.scopeOf(tx, pe, false)
-		if err != nil {
-			return err
-		}
-		c := s.cfg
+		c, pe := s.cfg, s.persona
 		// The parsed view: a stored value that no longer validates
 		// reads as {} (siteconfig.Load has logged why).
 		ext := json.RawMessage("{}")

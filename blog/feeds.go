@@ -6,7 +6,6 @@ import (
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/blog/feed"
-	"github.com/murlog/murlog/markup"
 	"github.com/murlog/murlog/settings"
 	"github.com/murlog/murlog/store"
 )
@@ -73,13 +72,10 @@ func (l *Loader) Feed(ctx context.Context, username, tag string) (*FeedDoc, erro
 func (l *Loader) feedItem(s *scope, p *murlog.Post) feed.Item {
 	a := l.authorOf(s, p.PersonaID)
 	u := l.Site.PostURL(a.username, p.ID)
-	it := feed.Item{ID: u, Link: u, ContentHTML: p.Content, Summary: excerpt(p), Author: a.name, Tags: p.Tags,
+	it := feed.Item{ID: u, Link: u, ContentHTML: p.Content, Summary: l.texts(p).description, Author: a.name, Tags: p.Tags,
 		Published: *p.PublishedAt, Updated: *p.PublishedAt}
 	if p.Kind == murlog.KindArticle {
-		it.Title = p.Title
-	}
-	if it.Title == "" {
-		it.Title = markup.Excerpt(p.Content, listTitleLen)
+		it.Title = p.Title // a note's title is the feed writer's excerpt
 	}
 	if p.UpdatedAt.After(it.Updated) {
 		it.Updated = p.UpdatedAt

@@ -220,3 +220,22 @@ func TestInjectionIsEscaped(t *testing.T) {
 		t.Error("the site page does not show the escaped text at all")
 	}
 }
+
+// TestSiteCache: with SiteTTL the site settings are reused until
+// Invalidate, which the app calls on every change.
+func TestSiteCache(t *testing.T) {
+	e := newEnv(t)
+	e.loader.SiteTTL = time.Hour
+	e.config(func(c *murlog.PubConfig) { c.SiteName = "Before" })
+	if r := e.get("/"); !strings.Contains(r.body, "Before") {
+		t.Fatal("site name not shown")
+	}
+	e.config(func(c *murlog.PubConfig) { c.SiteName = "After" })
+	if r := e.get("/"); !strings.Contains(r.body, "Before") {
+		t.Error("the cached settings were not reused")
+	}
+	e.loader.Invalidate()
+	if r := e.get("/"); !strings.Contains(r.body, "After") {
+		t.Error("Invalidate did not drop the cached settings")
+	}
+}

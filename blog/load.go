@@ -14,10 +14,12 @@ import (
 	"log/slog"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/internal/lru"
 	"github.com/murlog/murlog/settings"
 	"github.com/murlog/murlog/siteconfig"
 	"github.com/murlog/murlog/store"
@@ -40,13 +42,27 @@ const (
 
 // Loader reads the store into page models. Each page is read in one
 // store.View transaction, so it shows one consistent state. The zero Log
-// discards; Now defaults to the transaction's clock.
+// discards; Now defaults to the transaction's clock. A Loader must not be
+// copied after first use.
 type Loader struct {
 	Site   murlog.Site
 	Store  store.Store
 	Themes *theme.Set
 	Log    *slog.Logger
 	Now    func() time.Time
+	// TextCache is how many posts' derived texts (list title,
+	// description, featured image) to keep between pages; 0 keeps none
+	// (CGI: one page per process).
+	TextCache int
+	// SiteTTL is how long a persona, its site settings and the site-wide
+	// settings are reused without reading them again (Invalidate drops
+	// them at once; the TTL lets several processes over one database
+	// converge); 0 reads them on every page.
+	SiteTTL time.Duration
+
+	textsOnce sync.Once
+	textCache *lru.Cache[textKey, postText]
+	sites     siteCache
 }
 
 // SiteQuery selects a site page.
@@ -99,8 +115,17 @@ func (l *Loader) view(ctx context.Context, fn func(tx store.Tx) error) error {
 }
 
 // open reads the persona (the primary for ""), its settings and the site
-// settings. An unknown username is ENotFound.
+// settings, or takes them from the site cache. An unknown username is
+// ENotFound.
 func (l *Loader) open(tx store.Tx, username string) (*scope, error) {
+	key := "u:" + strings.ToLower(username)
+	if username == "" {
+		key = "primary"
+	}
+	ps, gen := l.cached(key)
+	if ps != nil {
+		return l.scopeFrom(tx, ps, username == ""), nil
+	}
 	var p *murlog.Persona
 	var err error
 	if username == "" {
@@ -111,10 +136,36 @@ func (l *Loader) open(tx store.Tx, username string) (*scope, error) {
 	if err != nil {
 		return nil, err
 	}
-	return l.scopeOf(tx, p, username == "")
+	ps, err = l.readSite(tx, p)
+	if err != nil {
+		return nil, err
+	}
+	l.keep(key, ps, gen)
+	return l.scopeFrom(tx, ps, username == ""), nil
 }
 
+// scopeOf is open for a persona already read (by id).
 func (l *Loader) scopeOf(tx store.Tx, p *murlog.Persona, primary bool) (*scope, error) {
+	ps, err := l.readSite(tx, p)
+	if err != nil {
+		return nil, err
+	}
+	return l.scopeFrom(tx, ps, primary), nil
+}
+
+// personaSite is what a persona's pages read before their posts: the
+// persona, its site settings and the site-wide ones. The site cache keeps
+// it; nothing in it is ever modified once read.
+type personaSite struct {
+	persona *murlog.Persona
+	cfg     *murlog.PubConfig
+	ext     siteconfig.Extensions
+	langTag string
+	noIndex bool
+	noAI    bool
+}
+
+func (l *Loader) readSite(tx store.Tx, p *murlog.Persona) (*personaSite, error) {
 	cfg, ext, err := siteconfig.Load(tx, p.ID)
 	if cfg == nil {
 		return nil, err
@@ -126,12 +177,17 @@ func (l *Loader) scopeOf(tx store.Tx, p *murlog.Persona, primary bool) (*scope, 
 	if err != nil {
 		return nil, err
 	}
-	s := &scope{tx: tx, now: l.now(tx), persona: p, primary: primary, cfg: cfg, ext: ext,
-		langTag: m[settings.KeyLanguage], noIndex: m[settings.KeyRobotsNoindex] == "1", noAI: m[settings.KeyRobotsNoAI] != "0"}
+	return &personaSite{persona: p, cfg: cfg, ext: ext, langTag: m[settings.KeyLanguage],
+		noIndex: m[settings.KeyRobotsNoindex] == "1", noAI: m[settings.KeyRobotsNoAI] != "0"}, nil
+}
+
+func (l *Loader) scopeFrom(tx store.Tx, ps *personaSite, primary bool) *scope {
+	s := &scope{tx: tx, now: l.now(tx), persona: ps.persona, primary: primary, cfg: ps.cfg, ext: ps.ext,
+		langTag: ps.langTag, noIndex: ps.noIndex, noAI: ps.noAI}
 	s.lang = pageLang(s.langTag)
 	s.t = stringsFor(s.lang)
-	s.info = l.Themes.Info(cfg.DesignTheme)
-	return s, nil
+	s.info = l.Themes.Info(ps.cfg.DesignTheme)
+	return s
 }
 
 // siteURL is the persona's site page: / for the primary persona's root

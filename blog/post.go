@@ -84,14 +84,18 @@ func (l *Loader) postPage(s *scope, p *murlog.Post) (*Page, error) {
 	if sb.Profile {
 		page.Profile = l.profile(s)
 	}
-	title := listTitle(p)
+	// The share text and the metadata carry the stored text, not a
+	// vertical theme's display form; a note has no title of its own
+	// (meta.Build makes one of its text).
+	title, desc := v.ListTitle, v.Description
+	if s.info.Vertical {
+		pt := l.texts(p)
+		title, desc = pt.title, pt.description
+	}
 	page.Share = share(s, v.URL, title)
 	page.Hydrate.PostID, page.Hydrate.RecentCount, page.Hydrate.PopularCount = p.ID, sb.RecentCount, sb.PopularCount
 	page.Hydrate.Share = shareIDs(page.Share)
-	// The metadata carries the stored text, not a vertical theme's
-	// display form; a note has no title of its own (meta.Build makes one
-	// of its text).
-	metaTitle, desc := "", excerpt(p)
+	metaTitle := ""
 	if p.Kind == murlog.KindArticle {
 		metaTitle = p.Title
 	}

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/murlog/murlog/blog/meta"
+	"github.com/murlog/murlog/markup"
 	"github.com/murlog/murlog/siteconfig"
 )
 
@@ -160,5 +162,48 @@ func TestHydrateJSONIsHTMLSafe(t *testing.T) {
 	var back Hydrate
 	if err := json.Unmarshal([]byte(s), &back); err != nil || back.Username != "</script><script>alert(1)</script>" {
 		t.Errorf("hydrateJSON does not round-trip: %v", err)
+	}
+}
+
+// TestExcerptTextPrefix: cutting the text before markup.ExcerptText
+// changes nothing.
+func TestExcerptTextPrefix(t *testing.T) {
+	for _, text := range []string{"", "short", strings.Repeat("word ", 100), strings.Repeat("日本語の文。", 60),
+		strings.Repeat("x", 81), strings.Repeat("x", 82) + " y", strings.Repeat("ab. ", 30), strings.Repeat("あ", 79) + " b c"} {
+		for _, n := range []int{1, 2, 80, 200} {
+			if got, want := excerptText(text, n), markup.ExcerptText(text, n); got != want {
+				t.Errorf("excerptText(%.20q…, %d) = %q; want %q", text, n, got, want)
+			}
+		}
+	}
+}
+
+func TestSiteCacheGenerations(t *testing.T) {
+	l := &Loader{SiteTTL: time.Hour}
+	ps := &personaSite{}
+	if got, _ := l.cached("k"); got != nil {
+		t.Fatal("empty cache returned an entry")
+	}
+	_, gen := l.cached("k")
+	l.keep("k", ps, gen)
+	if got, _ := l.cached("k"); got != ps {
+		t.Fatal("kept entry not returned")
+	}
+	l.Invalidate()
+	if got, _ := l.cached("k"); got != nil {
+		t.Fatal("entry survived Invalidate")
+	}
+	// A read that began before an Invalidate is not kept.
+	_, gen = l.cached("k")
+	l.Invalidate()
+	l.keep("k", ps, gen)
+	if got, _ := l.cached("k"); got != nil {
+		t.Fatal("a read from before Invalidate was kept")
+	}
+	off := &Loader{}
+	_, gen = off.cached("k")
+	off.keep("k", ps, gen)
+	if got, _ := off.cached("k"); got != nil {
+		t.Fatal("SiteTTL 0 kept an entry")
 	}
 }

@@ -6,9 +6,11 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/blog/meta"
+	"github.com/murlog/murlog/internal/lru"
 	"github.com/murlog/murlog/markup"
 	"github.com/murlog/murlog/siteconfig"
 )
@@ -64,32 +66,75 @@ func (l *Loader) authorOf(s *scope, personaID string) author {
 	return a
 }
 
-// listTitle is what a Plain list shows of a post: an article's title, or
-// the start of a note.
-func listTitle(p *murlog.Post) string {
-	if p.Kind == murlog.KindArticle && p.Title != "" {
-		return p.Title
-	}
-	return markup.Excerpt(p.Content, listTitleLen)
+// postText is what the pages derive from a post's HTML: reading it as
+// text is the costliest step of loading a list, so a Loader with a
+// TextCache keeps the result by post id and update time (a new version of
+// the post is a new key: an entry is never stale).
+type postText struct{ title, description, image string }
+
+type textKey struct {
+	id      string
+	updated int64
 }
 
-// excerpt is a post's description: the start of its text.
-func excerpt(p *murlog.Post) string { return markup.Excerpt(p.Content, descriptionLen) }
+// texts returns p's list title, description and (articles) featured
+// image, reading its HTML once for all three.
+func (l *Loader) texts(p *murlog.Post) postText {
+	l.textsOnce.Do(func() {
+		if l.TextCache > 0 {
+			l.textCache = lru.New[textKey, postText](l.TextCache)
+		}
+	})
+	k := textKey{p.ID, p.UpdatedAt.UnixMicro()}
+	if l.textCache != nil {
+		if t, ok := l.textCache.Get(k); ok {
+			return t
+		}
+	}
+	text := markup.PlainText(p.Content)
+	t := postText{description: excerptText(text, descriptionLen)}
+	if p.Kind == murlog.KindArticle && p.Title != "" {
+		t.title = p.Title
+	} else {
+		t.title = excerptText(text, listTitleLen)
+	}
+	if p.Kind == murlog.KindArticle {
+		t.image = markup.FirstImage(p.Content)
+	}
+	if l.textCache != nil {
+		l.textCache.Put(k, t)
+	}
+	return t
+}
+
+// excerptText is markup.ExcerptText of PlainText output, given only the
+// first n+2 characters: PlainText has collapsed the white space already,
+// so the cut (which looks at most one character past n) is the same, and
+// a long post's text is not walked and copied whole for 80 characters.
+func excerptText(text string, n int) string {
+	i, k := 0, 0
+	for i < len(text) && k < n+2 {
+		_, size := utf8.DecodeRuneInString(text[i:])
+		i += size
+		k++
+	}
+	return markup.ExcerptText(text[:i], n)
+}
 
 // postView builds a post as pages and the API show it. In Plain and KWIC
 // lists the content is left out (the list shows a line per post); vertical
 // themes get their text converted for display.
 func (l *Loader) postView(s *scope, p *murlog.Post, withContent bool) PostView {
 	a := l.authorOf(s, p.PersonaID)
+	pt := l.texts(p)
 	v := PostView{ID: p.ID, URL: l.Site.PostURL(a.username, p.ID), Kind: string(p.Kind),
 		IsNote: p.Kind != murlog.KindArticle, IsArticle: p.Kind == murlog.KindArticle,
-		ListTitle: listTitle(p), Summary: p.Summary, Sensitive: p.Sensitive || p.Summary != "",
-		Description: excerpt(p), Language: p.Language,
+		ListTitle: pt.title, Summary: p.Summary, Sensitive: p.Sensitive || p.Summary != "",
+		Description: pt.description, Language: p.Language,
 		Author: a.name, AuthorURL: l.Site.PersonaURL(a.username),
 		AllowComments: p.PersonaID == s.persona.ID && s.ext.CommentsMode != "" && s.ext.CommentsMode != "none"}
 	if v.IsArticle {
-		v.Title = p.Title
-		v.Image = markup.FirstImage(p.Content)
+		v.Title, v.Image = p.Title, pt.image
 	}
 	if withContent {
 		v.ContentHTML = p.Content
@@ -128,7 +173,7 @@ func (l *Loader) postViews(s *scope, posts []*murlog.Post, mode string) []PostVi
 // postLink is a post in a short list (sidebar, prev/next).
 func (l *Loader) postLink(s *scope, p *murlog.Post) *PostLink {
 	a := l.authorOf(s, p.PersonaID)
-	pl := &PostLink{ID: p.ID, URL: l.Site.PostURL(a.username, p.ID), Title: listTitle(p)}
+	pl := &PostLink{ID: p.ID, URL: l.Site.PostURL(a.username, p.ID), Title: l.texts(p).title}
 	if p.PublishedAt != nil {
 		pl.Published, pl.PublishedDisplay = rfc3339(*p.PublishedAt), displayTime(*p.PublishedAt, s.lang)
 	}
