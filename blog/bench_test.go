@@ -61,7 +61,7 @@ func benchBlog(b *testing.B, n int) (*blog.Loader, []string) {
 		b.Fatal(err)
 	}
 	return &blog.Loader{Site: murlog.Site{Scheme: "https", Domain: "blog.example"}, Store: db,
-		Themes: theme.NewSet(shippedThemes(b), theme.Options{Log: quiet}), Log: quiet, Now: clock, TextCache: 2048}, ids
+		Themes: theme.NewSet(shippedThemes(b), theme.Options{Log: quiet}), Log: quiet, Now: clock, TextCache: 2048, SiteTTL: time.Minute}, ids
 }
 
 // BenchmarkBlog measures the figures on a 5,000-post file DB:

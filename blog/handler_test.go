@@ -239,3 +239,17 @@ func TestSiteCache(t *testing.T) {
 		t.Error("Invalidate did not drop the cached settings")
 	}
 }
+
+// TestStoreFailureIs500: a store that fails gives a 500 naming nothing
+// of the cause, HTML and API alike.
+func TestStoreFailureIs500(t *testing.T) {
+	e := newEnv(t)
+	e.note("x")
+	e.db.Close()
+	for _, path := range []string{"/", "/@alice", "/api/pub/personas/alice/posts", "/sitemap.xml"} {
+		r := e.get(path)
+		if r.status != 500 || strings.Contains(strings.ToLower(r.body), "sql") || strings.Contains(r.body, "closed") {
+			t.Errorf("GET %s with the store closed = %d %q; want 500 with no detail", path, r.status, r.body)
+		}
+	}
+}
