@@ -46,7 +46,22 @@ func TestThemesRender(t *testing.T) {
 			t.Errorf("%s: Vertical = %v", name, info.Vertical)
 		}
 		if len(info.Stylesheets) == 0 || len(info.Scripts) != 3 {
-			t.Errorf("%s: assets %v %v", name, info.Stylesheets, info.Scripts)
+			t.Fatalf("%s: assets %v %v", name, info.Stylesheets, info.Scripts)
+		}
+		if name != "default" {
+			// Inherited assets keep default's URL: one cached copy.
+			if !strings.HasPrefix(info.Stylesheets[0], "/themes/default/style.") ||
+				len(info.Stylesheets) != 2 || !strings.HasPrefix(info.Stylesheets[1], "/themes/"+name+"/"+name+".") {
+				t.Errorf("%s: stylesheets %v", name, info.Stylesheets)
+			}
+		}
+		for i, base := range []string{"handlebars.runtime.min.", "templates.", "hydrate."} {
+			if !strings.HasPrefix(info.Scripts[i], "/themes/default/"+base) {
+				t.Errorf("%s: script %d is %s", name, i, info.Scripts[i])
+			}
+		}
+		if u := set.AssetURL(name, "analytics.js"); !strings.HasPrefix(u, "/themes/default/analytics.") {
+			t.Errorf("%s: analytics.js at %q", name, u)
 		}
 		tv := blog.ThemeView{Name: info.Name, Vertical: info.Vertical, Stylesheets: info.Stylesheets, Scripts: info.Scripts}
 		ps := pages(tv)
