@@ -2,6 +2,7 @@ package themes_test
 
 import (
 	"bytes"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -360,5 +361,24 @@ func vnu(t *testing.T, dir string) {
 	msg, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Errorf("Nu HTML Checker: %v\n%s", err, msg)
+	}
+}
+
+// BenchmarkRender renders the default theme's post page and a site page
+// (rich, two posts) from a loaded model: the render half of the issue's
+// post-page budget.
+func BenchmarkRender(b *testing.B) {
+	set := theme.NewSet(os.DirFS("."), theme.Options{Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	info := set.Info("default")
+	ps := pages(blog.ThemeView{Name: info.Name, Stylesheets: info.Stylesheets, Scripts: info.Scripts})
+	for _, file := range []string{"post", "site"} {
+		b.Run(file, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if _, ok := set.Render("default", file, ps[file]); !ok {
+					b.Fatal("fallback")
+				}
+			}
+		})
 	}
 }
