@@ -3,6 +3,7 @@ package themes_test
 import (
 	"github.com/murlog/murlog/blog"
 	"github.com/murlog/murlog/blog/meta"
+	"github.com/murlog/murlog/markup"
 )
 
 // The pages every theme renders in the test: realistic models built by
@@ -163,5 +164,18 @@ func pages(tv blog.ThemeView) map[string]*blog.Page {
 	e410.Error = &blog.ErrorView{Status: 410, Title: "Gone", Message: "This post was deleted.", Gone: true}
 	e410.Sidebar, e410.Profile, e410.HydrateJSON, e410.Meta.GA = nil, nil, "", nil
 	out["error-410"] = e410
+
+	if tv.Vertical {
+		// What the loader does for a vertical theme: post text upright
+		// (the titles keep their ASCII here, so the escaping checks hold).
+		for _, p := range out {
+			for i := range p.Posts {
+				p.Posts[i].ContentHTML = markup.Vertical(p.Posts[i].ContentHTML)
+			}
+			if p.Post != nil {
+				p.Post.ContentHTML = markup.Vertical(p.Post.ContentHTML)
+			}
+		}
+	}
 	return out
 }
