@@ -1,6 +1,9 @@
 package themes_test
 
 import (
+	"time"
+
+	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/blog"
 	"github.com/murlog/murlog/blog/meta"
 	"github.com/murlog/murlog/markup"
@@ -165,6 +168,15 @@ func pages(tv blog.ThemeView) map[string]*blog.Page {
 	e410.Sidebar, e410.Profile, e410.HydrateJSON, e410.Meta.GA = nil, nil, "", nil
 	out["error-410"] = e410
 
+	// The same post and site pages with the head metadata meta.Build
+	// really writes (Open Graph, Dublin Core, JSON-LD, alternates, GA).
+	mp := *post
+	mp.Meta = builtMeta("post")
+	out["post-meta"] = &mp
+	ms := *site
+	ms.Meta = builtMeta("site")
+	out["site-meta"] = &ms
+
 	if tv.Vertical {
 		// What the loader does for a vertical theme: post text upright
 		// (the titles keep their ASCII here, so the escaping checks hold).
@@ -178,4 +190,28 @@ func pages(tv blog.ThemeView) map[string]*blog.Page {
 		}
 	}
 	return out
+}
+
+// builtMeta is meta.Build's head for the fixture's persona, on its site
+// page or the article's page.
+func builtMeta(kind string) meta.Meta {
+	published := time.Date(2026, 11, 29, 20, 0, 0, 0, time.UTC)
+	persona := &murlog.Persona{ID: "p1", Username: "alice", DisplayName: "Alice " + evil, Summary: "Tea drinker.",
+		Fields: []murlog.Field{{Name: "Web", Value: "https://example.org/alice"}}, Primary: true}
+	in := meta.Input{
+		Site: murlog.Site{Scheme: "https", Domain: "blog.example"}, Kind: kind, Lang: "en",
+		Persona: persona, Config: &murlog.PubConfig{PersonaID: "p1", SiteName: "Alice's " + evil},
+		SiteName: "Alice's " + evil, Canonical: "https://blog.example/@alice", AuthorName: "Alice",
+		GAMeasurementID: "G-TEST123", NoAI: true,
+		FeedRSS: "https://blog.example/@alice/feed.rss", FeedAtom: "https://blog.example/@alice/feed.atom",
+		Now: published.Add(24 * time.Hour),
+	}
+	if kind == "post" {
+		in.Post = &murlog.Post{ID: "01JART", PersonaID: "p1", Kind: murlog.KindArticle, Title: evil + " Notes on tea",
+			Content: article().ContentHTML, Language: "en", Tags: []string{"tea"}, Visibility: murlog.VisibilityPublic,
+			PublishedAt: &published, CreatedAt: published, UpdatedAt: published}
+		in.Title, in.Description, in.Image = evil+" Notes on tea", "Green tea from Uji.", "https://blog.example/media/tea.jpg"
+		in.Canonical = "https://blog.example/@alice/01JART"
+	}
+	return meta.Build(in)
 }
