@@ -168,6 +168,17 @@ func TestCSP(t *testing.T) {
 	if strings.Contains(e.get("/").body, "twitter.com/intent") {
 		t.Error("the site page shows share buttons; want them on post pages only")
 	}
+	// Google Analytics: gtag.js and the theme's analytics script, and
+	// their hosts in the CSP.
+	e.config(func(c *murlog.PubConfig) { c.Extensions = `{"analytics":{"googleAnalytics":{"measurementId":"G-TEST1"}}}` })
+	for _, path := range []string{"/", e.postPath(n)} {
+		r := e.get(path)
+		csp := r.header.Get("Content-Security-Policy")
+		if !strings.Contains(r.body, "googletagmanager.com/gtag/js?id=G-TEST1") || !strings.Contains(r.body, `data-measurement-id="G-TEST1"`) ||
+			!strings.Contains(csp, "https://www.googletagmanager.com") || strings.Contains(csp, "unsafe-inline") {
+			t.Errorf("GET %s with GA: gtag and analytics.js in the page, the GA hosts in the CSP %q", path, csp)
+		}
+	}
 }
 
 // TestGoneAndNotFound: a deleted post is the theme's 410 page, an unknown

@@ -231,7 +231,7 @@ func (l *Loader) SitePage(ctx context.Context, q SiteQuery) (*Page, error) {
 		page.Mode = modeView(base, url.Values{}, mode, q.Oldest, false)
 		page.Pager = l.pager(s, base, url.Values{}, mode, q.Oldest, after, posts, more)
 		page.Meta = l.meta(s, page, "site", nil, page.Site.Name, l.description(s), "", base)
-		finish(page)
+		l.finish(page)
 		return nil
 	})
 	return page, err
@@ -287,8 +287,12 @@ func (l *Loader) base(s *scope, kind string) *Page {
 	return p
 }
 
-// finish encodes the hydration data once the page is complete.
-func finish(p *Page) {
+// finish completes a page: the analytics script when the page sends a
+// page_view, and the encoded hydration data.
+func (l *Loader) finish(p *Page) {
+	if p.Meta.GA != nil {
+		p.Theme.Analytics = l.Themes.AssetURL(p.Theme.Name, "analytics.js")
+	}
 	p.HydrateJSON = hydrateJSON(p.Hydrate)
 }
 
@@ -428,7 +432,7 @@ func (l *Loader) TagPage(ctx context.Context, tag, mode string, oldest bool, aft
 		page.Mode = modeView(base, url.Values{}, mode, oldest, false)
 		page.Pager = l.pager(s, base, url.Values{}, mode, oldest, after, posts, more)
 		page.Meta = l.meta(s, page, "tag", nil, "", "", "", base)
-		finish(page)
+		l.finish(page)
 		return nil
 	})
 	return page, err
@@ -475,7 +479,7 @@ func (l *Loader) errorOf(s *scope, status int) *Page {
 	p.Error = e
 	p.Meta = l.meta(s, p, "error", nil, e.Title, "", "", "")
 	noindex(&p.Meta)
-	finish(p)
+	l.finish(p)
 	return p
 }
 

@@ -100,6 +100,6 @@ func (l *Loader) postPage(s *scope, p *murlog.Post) (*Page, error) {
 		metaTitle = p.Title
 	}
 	page.Meta = l.meta(s, page, "post", p, metaTitle, desc, v.Image, v.URL)
-	finish(page)
+	l.finish(page)
 	return page, nil
 }

@@ -114,7 +114,7 @@ func (l *Loader) SearchPage(ctx context.Context, username, q, mode, after string
 		}
 		page.Meta = l.meta(s, page, "search", nil, "", "", "", action)
 		noindex(&page.Meta)
-		finish(page)
+		l.finish(page)
 		return nil
 	})
 	return page, err
