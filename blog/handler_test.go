@@ -170,7 +170,9 @@ func TestCSP(t *testing.T) {
 	}
 	// Google Analytics: gtag.js and the theme's analytics script, and
 	// their hosts in the CSP.
-	e.config(func(c *murlog.PubConfig) { c.Extensions = `{"analytics":{"googleAnalytics":{"measurementId":"G-TEST1"}}}` })
+	e.config(func(c *murlog.PubConfig) {
+		c.Extensions = `{"analytics":{"googleAnalytics":{"measurementId":"G-TEST1"}}}`
+	})
 	for _, path := range []string{"/", e.postPath(n)} {
 		r := e.get(path)
 		csp := r.header.Get("Content-Security-Policy")
