@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/blog"
 	"github.com/murlog/murlog/post"
 )
 
@@ -51,5 +52,44 @@ func TestVerticalThemeConvertsForDisplayOnly(t *testing.T) {
 	}
 	if r := e.get("/@alice/feed.atom"); strings.Contains(r.body, "ＡＢＣ") {
 		t.Errorf("the feed carries the display form")
+	}
+}
+
+// TestEveryThemeRenders: each shipped theme renders every page kind as
+// itself (no fallback to default), with its own stylesheet.
+func TestEveryThemeRenders(t *testing.T) {
+	e := newEnv(t)
+	n := e.note("a note for every theme #all")
+	names := e.loader.Themes.Names()
+	if len(names) < 2 {
+		t.Fatalf("themes = %v; want the shipped set", names)
+	}
+	for _, name := range names {
+		e.config(func(c *murlog.PubConfig) { c.DesignTheme = name })
+		for _, path := range []string{"/", "/@alice?mode=plain", e.postPath(n), "/tags/all", "/search?q=note", "/@alice/" + murlog.NewID()} {
+			p := e.get(path, "Accept", "text/html")
+			if p.status != 200 && p.status != 404 || !strings.Contains(p.body, "/themes/") || !strings.Contains(p.body, "</html>") {
+				t.Errorf("theme %s: GET %s = %d; want a complete page\n%.300s", name, path, p.status, p.body)
+			}
+		}
+		if info := e.loader.Themes.Info(name); info.Name != name {
+			t.Errorf("theme %s resolves to %s; want itself", name, info.Name)
+		}
+		pages := map[string]func() (*blog.Page, error){
+			"site":   func() (*blog.Page, error) { return e.loader.SitePage(ctx, blog.SiteQuery{Mode: "plain"}) },
+			"post":   func() (*blog.Page, error) { return e.loader.PostPage(ctx, "alice", n.ID) },
+			"tag":    func() (*blog.Page, error) { return e.loader.TagPage(ctx, "all", "", false, "") },
+			"search": func() (*blog.Page, error) { return e.loader.SearchPage(ctx, "", "note", "", "") },
+			"error":  func() (*blog.Page, error) { return e.loader.ErrorPage(ctx, 404) },
+		}
+		for kind, load := range pages {
+			p, err := load()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := e.loader.Themes.Render(p.Theme.Name, p.Kind, p); !ok || p.Theme.Name != name && kind != "error" {
+				t.Errorf("theme %s: the %s page fell back (rendered by %s)", name, kind, p.Theme.Name)
+			}
+		}
 	}
 }
