@@ -82,7 +82,7 @@ func (l *Loader) APIPost(ctx context.Context, id string) (*PostDoc, error) {
 			return err
 		}
 		doc = &PostDoc{Post: l.postView(s, p, true)}
-		older, newer, err := tx.PublicPosts().Neighbours(p, s.now)
+		older, newer, err := l.neighbours(s, p)
 		if err != nil {
 			return err
 		}

@@ -21,9 +21,9 @@ type siteEntry struct {
 	gen uint64
 }
 
-// Invalidate drops what the Loader keeps about personas and settings; the
-// app calls it when a persona, its site settings or a site setting
-// changes.
+// Invalidate drops what the Loader keeps about personas, settings and
+// post lists; the app calls it when a post, a persona, its site settings
+// or a site setting changes.
 func (l *Loader) Invalidate() {
 	l.sites.mu.Lock()
 	l.sites.gen++

@@ -266,3 +266,36 @@ func TestStoreFailureIs500(t *testing.T) {
 		}
 	}
 }
+
+// TestPostListCache: a post page's recent list and neighbours are reused
+// while nothing changes, dropped by Invalidate (the app calls it after a
+// post write), and end on their own when a scheduled post goes public —
+// a moment no write marks.
+func TestPostListCache(t *testing.T) {
+	e := newEnv(t)
+	e.loader.SiteTTL = time.Hour
+	first := e.post(post.CreateInput{Content: "firstnote"})
+	e.clock.Advance(time.Minute)
+	if r := e.get(e.postPath(first)); r.status != 200 || strings.Contains(r.body, "secondnote") {
+		t.Fatalf("GET first post = %d", r.status)
+	}
+	e.clock.Advance(time.Minute)
+	second := e.post(post.CreateInput{Content: "secondnote"})
+	e.clock.Advance(time.Minute)
+	if r := e.get(e.postPath(first)); strings.Contains(r.body, "secondnote") {
+		t.Error("the cached recent list and neighbours were not reused")
+	}
+	e.loader.Invalidate()
+	if r := e.get(e.postPath(first)); !strings.Contains(r.body, "secondnote") || !strings.Contains(r.body, e.postPath(second)) {
+		t.Error("after Invalidate the recent list and the newer link do not show the new post")
+	}
+	later := e.post(post.CreateInput{Content: "scheduledbird", PublishedAt: post.Schedule{Mode: post.PublishAt, At: e.clock.Now().Add(time.Hour)}})
+	e.loader.Invalidate() // the write; the post is not public yet
+	if r := e.get(e.postPath(second)); strings.Contains(r.body, "scheduledbird") {
+		t.Fatal("a scheduled post shows before its time")
+	}
+	e.clock.Advance(time.Hour + time.Second) // no write, no Invalidate
+	if r := e.get(e.postPath(second)); !strings.Contains(r.body, "scheduledbird") || !strings.Contains(r.body, e.postPath(later)) {
+		t.Error("the cached lists outlived the scheduled post's publication")
+	}
+}

@@ -63,6 +63,7 @@ type Loader struct {
 	textsOnce sync.Once
 	textCache *lru.Cache[textKey, postText]
 	sites     siteCache
+	posts     postCache
 }
 
 // SiteQuery selects a site page.

@@ -58,7 +58,7 @@ func (l *Loader) postPage(s *scope, p *murlog.Post) (*Page, error) {
 	v := l.postView(s, p, true)
 	page.Post = &v
 	if s.cfg.ShowPagination {
-		older, newer, err := s.tx.PublicPosts().Neighbours(p, s.now)
+		older, newer, err := l.neighbours(s, p)
 		if err != nil {
 			return nil, err
 		}
@@ -72,7 +72,7 @@ func (l *Loader) postPage(s *scope, p *murlog.Post) (*Page, error) {
 	sb := &Sidebar{Profile: s.cfg.ShowSideProfile, RecentCount: murlog.ClampSide(s.cfg.SideRecent),
 		PopularCount: murlog.ClampSide(s.cfg.SidePopular)}
 	if sb.RecentCount > 0 {
-		recent, err := s.tx.PublicPosts().List(store.PublicQuery{PersonaID: s.persona.ID, Now: s.now, Limit: sb.RecentCount})
+		recent, err := l.recentPosts(s, sb.RecentCount)
 		if err != nil {
 			return nil, err
 		}
