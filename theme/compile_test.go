@@ -45,7 +45,7 @@ type tRoot struct {
 	Yes    bool              `handlebars:"yes"`
 	No     bool              `handlebars:"no"`
 	Safe   raymond.SafeString
-	Kind   kind `handlebars:"kind"`
+	Kind   kind   `handlebars:"kind"`
 	hidden string `handlebars:"hidden"`
 	Tagged string `handlebars:"-"`
 	Key    string `handlebars:"key"`
