@@ -57,7 +57,11 @@ func (s *Set) page(t *theme, tmpl string) (*page, error) {
 	if s.o.OneShot {
 		partials = map[string]*parsed{} // this call's only
 	}
-	top, err := s.parseFile(templateFile(p.name, tmpl), partials)
+	cache := partials
+	if s.o.Engine == EngineRaymond {
+		cache = nil // raymond registers partials on the page's own Template
+	}
+	top, err := s.parseFile(templateFile(p.name, tmpl), cache)
 	if err != nil {
 		return nil, err
 	}
@@ -115,10 +119,13 @@ func (s *Set) reference(pg *page) (*raymond.Template, error) {
 		return pg.ref, nil
 	}
 	// The page template is its own raymond Template even when the file
-	// is cached: partials and helpers are registered on it.
-	tpl, err := parse(pg.top.src)
-	if err != nil {
-		return nil, err
+	// is cached: partials and helpers are registered on it. Only under
+	// EngineRaymond does parseFile parse it with raymond, uncached.
+	tpl, err := pg.top.tpl, error(nil)
+	if tpl == nil {
+		if tpl, err = parse(pg.top.src); err != nil {
+			return nil, err
+		}
 	}
 	tpl.RegisterHelper("eq", eq)
 	for n, part := range pg.parts {
@@ -142,13 +149,16 @@ func (s *Set) parseFile(file string, cache map[string]*parsed) (*parsed, error) 
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", file, err)
 	}
-	src := string(b)
-	prog, err := parseAST(src)
+	p := &parsed{src: string(b)}
+	if s.o.Engine == EngineRaymond {
+		p.tpl, err = parse(p.src)
+	} else {
+		p.prog, err = parseAST(p.src)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("parse %s: %w", file, err)
 	}
-	p := &parsed{src: src, prog: prog}
-	for _, m := range partialRef.FindAllStringSubmatch(src, -1) {
+	for _, m := range partialRef.FindAllStringSubmatch(p.src, -1) {
 		p.refs = append(p.refs, m[1])
 	}
 	if cache != nil {

@@ -7,6 +7,8 @@
 // Rendering is a pure function of the theme's files and the context: no
 // request, no database. Templates are parsed when first needed, so a CGI
 // process that renders one post page parses only what that page uses.
+// Raymond parses; a compiled evaluator of its AST (compile.go) executes,
+// with raymond's Exec for whatever the compiler does not cover.
 package theme
 
 import (
