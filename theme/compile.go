@@ -61,8 +61,8 @@ type program struct {
 // exec renders ctx. Panics (a decline, a runtime error) become errors: the
 // caller then runs raymond, which renders or reports its own error.
 func (p *program) exec(ctx any) (out []byte, err error) {
-	r := &runner{out: make([]byte, 0, p.hint.Load()+512), ctx: make([]reflect.Value, 1, 16)}
-	r.ctx[0] = reflect.ValueOf(ctx)
+	r := &runner{out: make([]byte, 0, p.hint.Load()+512)}
+	r.ctx = append(r.ctxs[:0], reflect.ValueOf(ctx))
 	r.frame = &r.root
 	defer func() {
 		if e := recover(); e != nil {
@@ -345,7 +345,7 @@ func (n *eachNode) run(r *runner) {
 	default:
 		return // truthy but not a list: raymond's each writes nothing
 	}
-	f := &frame{parent: r.frame, iter: true}
+	f := r.newFrame()
 	r.frame = f
 	for i, l := 0, v.Len(); i < l; i++ {
 		f.index, f.first, f.last = i, i == 0, i == l-1
@@ -358,7 +358,7 @@ func (n *eachNode) run(r *runner) {
 			n.then.run(r)
 		}
 	}
-	r.frame = f.parent
+	r.dropFrame()
 }
 
 type partialBody struct{ nodes nodes }

@@ -44,6 +44,29 @@ type runner struct {
 	ctx   []reflect.Value
 	frame *frame
 	root  frame
+	// Room for the usual depth of contexts and of nested each, so that
+	// neither allocates.
+	ctxs   [16]reflect.Value
+	frames [8]frame
+	nf     int
+}
+
+// newFrame is an iteration frame under the current one.
+func (r *runner) newFrame() *frame {
+	var f *frame
+	if r.nf < len(r.frames) {
+		f = &r.frames[r.nf]
+	} else {
+		f = new(frame)
+	}
+	r.nf++
+	*f = frame{parent: r.frame, iter: true}
+	return f
+}
+
+func (r *runner) dropFrame() {
+	r.frame = r.frame.parent
+	r.nf--
 }
 
 func (r *runner) push(v reflect.Value) { r.ctx = append(r.ctx, v) }
