@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/mailgun/raymond/v2"
+	"github.com/mailgun/raymond/v2/ast"
+	"github.com/mailgun/raymond/v2/parser"
 )
 
 // partialRef finds the partials a template names: {{> name …}} and the
@@ -16,18 +18,33 @@ import (
 // ({{> (expr)}}) cannot be known before running, so it loads them all.
 var partialRef = regexp.MustCompile(`\{\{~?\s*#?>\s*(\(|[A-Za-z0-9_-]+)`)
 
-// parsed is a parsed template file and the partials it names.
+// parsed is a parsed template file and the partials it names: raymond's
+// parser's AST, which the compiler reads, and raymond's Template of the
+// same source, made only when raymond has to run it.
 type parsed struct {
-	tpl  *raymond.Template
-	refs []string // "(" for a dynamic partial
+	src  string
+	prog *ast.Program
+	refs []string          // "(" for a dynamic partial
+	tpl  *raymond.Template // nil until raymond runs this file
 }
 
-// page returns the page template tmpl of t with the partials it uses
-// registered on it, parsing what is not cached. s.mu is held.
-func (s *Set) page(t *theme, tmpl string) (*raymond.Template, error) {
+// page is a page template ready to render: compiled when it can be, and
+// raymond's template with its partials and helpers registered when
+// raymond runs it (a template that does not compile, a run that declines,
+// or Engine Raymond).
+type page struct {
+	top   *parsed
+	parts map[string]*parsed // by partial name, every one the page reaches
+	fast  *program           // nil: raymond renders
+	ref   *raymond.Template  // guarded by Set.mu
+}
+
+// page returns the page template tmpl of t with the partials it uses,
+// parsing what is not cached. s.mu is held.
+func (s *Set) page(t *theme, tmpl string) (*page, error) {
 	key := t.name + "/" + tmpl
-	if tpl, ok := s.pages[key]; ok {
-		return tpl, nil
+	if pg, ok := s.pages[key]; ok {
+		return pg, nil
 	}
 	if !validName.MatchString(tmpl) {
 		return nil, fmt.Errorf("template name %q", tmpl)
@@ -40,16 +57,16 @@ func (s *Set) page(t *theme, tmpl string) (*raymond.Template, error) {
 	if s.o.OneShot {
 		partials = map[string]*parsed{} // this call's only
 	}
-	top, err := s.parseFile(templateFile(p.name, tmpl), nil)
+	cache := partials
+	if s.o.Engine == EngineRaymond {
+		cache = nil // raymond registers partials on the page's own Template
+	}
+	top, err := s.parseFile(templateFile(p.name, tmpl), cache)
 	if err != nil {
 		return nil, err
 	}
-	// The page template is a fresh parse even when a cached copy of the
-	// file exists: partials and helpers are registered on it.
-	tpl := top.tpl
-	tpl.RegisterHelper("eq", eq)
+	pg := &page{top: top, parts: map[string]*parsed{}}
 	queue := append([]string(nil), top.refs...)
-	done := map[string]bool{}
 	for len(queue) > 0 {
 		n := queue[0]
 		queue = queue[1:]
@@ -57,10 +74,9 @@ func (s *Set) page(t *theme, tmpl string) (*raymond.Template, error) {
 			queue = append(queue, t.partialNames()...)
 			continue
 		}
-		if done[n] {
+		if _, done := pg.parts[n]; done {
 			continue
 		}
-		done[n] = true
 		pp := t.find("partials", n)
 		if pp == nil {
 			return nil, fmt.Errorf("template %s uses partial %q, which theme %s and its parents lack", tmpl, n, t.name)
@@ -69,12 +85,58 @@ func (s *Set) page(t *theme, tmpl string) (*raymond.Template, error) {
 		if err != nil {
 			return nil, err
 		}
-		tpl.RegisterPartialTemplate(n, part.tpl)
+		pg.parts[n] = part
 		queue = append(queue, part.refs...)
 	}
-	if !s.o.OneShot {
-		s.pages[key] = tpl
+	if s.o.Engine != EngineRaymond {
+		progs := make(map[string]*ast.Program, len(pg.parts))
+		for n, part := range pg.parts {
+			progs[n] = part.prog
+		}
+		pg.fast, err = compile(top.prog, progs)
+		if err != nil {
+			if s.o.Engine == EngineCompiled {
+				return nil, fmt.Errorf("compile %s: %w", tmpl, err)
+			}
+			s.log().Debug("theme: raymond renders this template", "theme", t.name, "template", tmpl, "reason", err.Error())
+		}
 	}
+	if pg.fast == nil {
+		if _, err := s.reference(pg); err != nil {
+			return nil, err
+		}
+	}
+	if !s.o.OneShot {
+		s.pages[key] = pg
+	}
+	return pg, nil
+}
+
+// reference returns raymond's template of pg, partials and the eq helper
+// registered, parsing each file with raymond once. s.mu is held.
+func (s *Set) reference(pg *page) (*raymond.Template, error) {
+	if pg.ref != nil {
+		return pg.ref, nil
+	}
+	// The page template is its own raymond Template even when the file
+	// is cached: partials and helpers are registered on it. Only under
+	// EngineRaymond does parseFile parse it with raymond, uncached.
+	tpl, err := pg.top.tpl, error(nil)
+	if tpl == nil {
+		if tpl, err = parse(pg.top.src); err != nil {
+			return nil, err
+		}
+	}
+	tpl.RegisterHelper("eq", eq)
+	for n, part := range pg.parts {
+		if part.tpl == nil {
+			if part.tpl, err = parse(part.src); err != nil {
+				return nil, err
+			}
+		}
+		tpl.RegisterPartialTemplate(n, part.tpl)
+	}
+	pg.ref = tpl
 	return tpl, nil
 }
 
@@ -87,19 +149,33 @@ func (s *Set) parseFile(file string, cache map[string]*parsed) (*parsed, error) 
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", file, err)
 	}
-	src := string(b)
-	tpl, err := parse(src)
+	p := &parsed{src: string(b)}
+	if s.o.Engine == EngineRaymond {
+		p.tpl, err = parse(p.src)
+	} else {
+		p.prog, err = parseAST(p.src)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("parse %s: %w", file, err)
 	}
-	p := &parsed{tpl: tpl}
-	for _, m := range partialRef.FindAllStringSubmatch(src, -1) {
+	for _, m := range partialRef.FindAllStringSubmatch(p.src, -1) {
 		p.refs = append(p.refs, m[1])
 	}
 	if cache != nil {
 		cache[file] = p
 	}
 	return p, nil
+}
+
+// parseAST is raymond's parser (what raymond.Parse runs) with its panics
+// turned into errors.
+func parseAST(src string) (prog *ast.Program, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			prog, err = nil, fmt.Errorf("parser panic: %v", r)
+		}
+	}()
+	return parser.Parse(src)
 }
 
 // parse is raymond.Parse with its panics turned into errors.
@@ -165,15 +241,15 @@ func (s *Set) Render(name, tmpl string, ctx any) ([]byte, bool) {
 	t, fellBack := s.use(name)
 	var err error
 	if t != nil {
-		var out string
+		var out []byte
 		if out, err = s.render(t, tmpl, ctx); err == nil {
-			return []byte(out), !fellBack
+			return out, !fellBack
 		}
 		s.log().Error("theme: render failed", "theme", t.name, "template", tmpl, "err", err.Error())
 		if t.name != Default {
 			if d, _ := s.use(Default); d != nil && d.name == Default {
 				if out, err = s.render(d, tmpl, ctx); err == nil {
-					return []byte(out), false
+					return out, false
 				}
 				s.log().Error("theme: render failed", "theme", Default, "template", tmpl, "err", err.Error())
 			}
@@ -182,14 +258,33 @@ func (s *Set) Render(name, tmpl string, ctx any) ([]byte, bool) {
 	return fallbackPage(tmpl), false
 }
 
-func (s *Set) render(t *theme, tmpl string, ctx any) (string, error) {
+func (s *Set) render(t *theme, tmpl string, ctx any) ([]byte, error) {
 	s.mu.Lock()
-	tpl, err := s.page(t, tmpl)
+	pg, err := s.page(t, tmpl)
 	s.mu.Unlock()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return exec(tpl, ctx)
+	if pg.fast != nil {
+		out, err := pg.fast.exec(ctx)
+		if err == nil {
+			return out, nil
+		}
+		if s.o.Engine == EngineCompiled {
+			return nil, err
+		}
+		// A value the compiled evaluator does not mirror (or an error
+		// raymond reports its own way): raymond renders this page.
+		s.log().Debug("theme: raymond renders this page", "theme", t.name, "template", tmpl, "reason", err.Error())
+	}
+	s.mu.Lock()
+	ref, err := s.reference(pg)
+	s.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	out, err := exec(ref, ctx)
+	return []byte(out), err
 }
 
 // builtinPage is the last resort when no theme can render: plain HTML,

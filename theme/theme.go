@@ -7,6 +7,8 @@
 // Rendering is a pure function of the theme's files and the context: no
 // request, no database. Templates are parsed when first needed, so a CGI
 // process that renders one post page parses only what that page uses.
+// Raymond parses; a compiled evaluator of its AST (compile.go) executes,
+// with raymond's Exec for whatever the compiler does not cover.
 package theme
 
 import (
@@ -15,8 +17,6 @@ import (
 	"os"
 	"sort"
 	"sync"
-
-	"github.com/mailgun/raymond/v2"
 )
 
 // Default is the theme every other falls back to.
@@ -29,7 +29,25 @@ type Options struct {
 	// (CGI: one request per process), and skips work done for reuse:
 	// parsed templates are not kept.
 	OneShot bool
+	// Engine chooses who executes templates; the zero value is the
+	// compiled evaluator with raymond for what it does not cover.
+	Engine Engine
 }
+
+// Engine is who executes a Set's templates (compile.go explains the two).
+type Engine int
+
+const (
+	// EngineAuto runs the compiled evaluator, and raymond's Exec for a
+	// template that does not compile or a page whose values it declines.
+	EngineAuto Engine = iota
+	// EngineRaymond runs raymond's Exec only: the reference, for tests
+	// and benchmarks.
+	EngineRaymond
+	// EngineCompiled runs the compiled evaluator only: a template or page
+	// it does not cover is an error (tests prove it covers the themes).
+	EngineCompiled
+)
 
 // Set is the themes of one folder (an fs.FS: os.DirFS of themes_dir, or
 // the copy built into the binary). It is safe for concurrent use.
@@ -40,16 +58,16 @@ type Set struct {
 	// mu guards the caches below. Loading happens under it (once per
 	// theme and template); executing a template does not.
 	mu       sync.Mutex
-	themes   map[string]*theme            // resolved theme.json, broken ones too (logged once)
-	pages    map[string]*raymond.Template // "<theme>/<tmpl>", partials registered
-	partials map[string]*parsed           // by file
-	hashes   map[string]string            // asset file → hash of what is served
+	themes   map[string]*theme  // resolved theme.json, broken ones too (logged once)
+	pages    map[string]*page   // "<theme>/<tmpl>"
+	partials map[string]*parsed // by file
+	hashes   map[string]string  // asset file → hash of what is served
 }
 
 // NewSet returns the themes of fsys. Nothing is read until needed.
 func NewSet(fsys fs.FS, o Options) *Set {
 	return &Set{fsys: fsys, o: o,
-		themes: map[string]*theme{}, pages: map[string]*raymond.Template{},
+		themes: map[string]*theme{}, pages: map[string]*page{},
 		partials: map[string]*parsed{}, hashes: map[string]string{}}
 }
 
