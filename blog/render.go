@@ -12,12 +12,11 @@ import (
 // request or the store, so the read path can write the same bytes (and
 // the same headers, see CSP) as artifacts without a request.
 
-// RenderPage renders a themed page with the template of its kind (the
-// model as maps of its handlebars names, see templateContext). It always
+// RenderPage renders a themed page with the template of its kind. It always
 // returns a page: theme.Set falls back to the default theme, and
 // last to a minimal built-in page.
 func RenderPage(themes *theme.Set, p *Page) []byte {
-	b, _ := themes.Render(p.Theme.Name, p.Kind, templateContext(p))
+	b, _ := themes.Render(p.Theme.Name, p.Kind, p)
 	return b
 }
 

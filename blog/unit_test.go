@@ -2,7 +2,6 @@ package blog
 
 import (
 	"encoding/json"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -209,34 +208,3 @@ func TestSiteCacheGenerations(t *testing.T) {
 	}
 }
 
-// TestTemplateContext: the maps carry every handlebars name of the model
-// with its value; nil pointers and empty lists stay falsy.
-func TestTemplateContext(t *testing.T) {
-	p := &Page{Kind: "post", IsPost: true, T: stringsEN, Post: &PostView{ID: "1", ListTitle: "lt", Tags: []TagLink{{Name: "go", URL: "/tags/go"}}},
-		Theme: ThemeView{Name: "default", Stylesheets: []string{"/a.css"}}, Sidebar: &Sidebar{RecentCount: 3},
-		Meta: meta.Meta{Title: "T", Tags: []meta.Tag{{Name: "n", Content: "c"}}}}
-	m, ok := templateContext(p).(map[string]any)
-	if !ok {
-		t.Fatalf("templateContext = %T; want a map", templateContext(p))
-	}
-	for _, f := range reflect.VisibleFields(reflect.TypeOf(*p)) {
-		if name := f.Tag.Get("handlebars"); name != "" && name != "-" {
-			if _, ok := m[name]; !ok {
-				t.Errorf("context lacks %q", name)
-			}
-		}
-	}
-	post := m["post"].(map[string]any)
-	if post["list_title"] != "lt" || post["id"] != "1" || post["tags"].([]any)[0].(map[string]any)["url"] != "/tags/go" {
-		t.Errorf("post = %v", post)
-	}
-	if m["older"] != nil || m["posts"] != nil || m["share"] != nil || m["is_post"] != true || m["is_site"] != false {
-		t.Errorf("older %v posts %v share %v is_post %v is_site %v; want nil, nil, nil, true, false", m["older"], m["posts"], m["share"], m["is_post"], m["is_site"])
-	}
-	if m["t"].(Strings)["home"] != "Home" || m["theme"].(map[string]any)["stylesheets"].([]string)[0] != "/a.css" {
-		t.Errorf("t or theme.stylesheets lost: %v %v", m["t"], m["theme"])
-	}
-	if m["meta"].(map[string]any)["tags"].([]any)[0].(map[string]any)["content"] != "c" || m["sidebar"].(map[string]any)["recent_count"] != 3 {
-		t.Errorf("meta.tags or sidebar lost: %v %v", m["meta"], m["sidebar"])
-	}
-}
