@@ -91,7 +91,7 @@ func (l *Loader) texts(p *murlog.Post) postText {
 			return t
 		}
 	}
-	text := markup.PlainText(p.Content)
+	text := markup.PlainTextPrefix(p.Content, descriptionLen+2)
 	t := postText{description: excerptText(text, descriptionLen)}
 	if p.Kind == murlog.KindArticle && p.Title != "" {
 		t.title = p.Title

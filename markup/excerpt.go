@@ -22,8 +22,19 @@ const Ellipsis = "…"
 // decoded, block boundaries as single spaces, whitespace collapsed.
 // The text of script, style, template and ruby annotations (rt, rp) is
 // left out: it is not what a reader reads in the line.
-func PlainText(html string) string {
-	var w spaceWriter
+func PlainText(html string) string { return PlainTextPrefix(html, -1) }
+
+// PlainTextPrefix is PlainText cut after its first n characters (n < 0:
+// all of it). It stops reading there, so an excerpt of a long article costs
+// what its first paragraph costs, not the whole text.
+func PlainTextPrefix(html string, n int) string {
+	switch {
+	case n == 0:
+		return ""
+	case n < 0:
+		n = 0
+	}
+	w := spaceWriter{limit: n}
 	z := xhtml.NewTokenizer(strings.NewReader(html))
 	skip := atom.Atom(0) // the element whose content is being skipped
 	depth := 0           // nesting of skip inside itself (rt in rt)
@@ -34,6 +45,9 @@ func PlainText(html string) string {
 		case xhtml.TextToken:
 			if skip == 0 {
 				w.WriteText(string(z.Text()))
+				if w.full() {
+					return w.String()
+				}
 			}
 		case xhtml.StartTagToken, xhtml.SelfClosingTagToken:
 			name, _ := z.TagName()
@@ -101,12 +115,19 @@ func breaksText(a atom.Atom) bool {
 type spaceWriter struct {
 	b       strings.Builder
 	pending bool // a space is owed before the next character
+	limit   int  // characters to keep; 0 for all
+	n       int  // characters written
 }
+
+func (w *spaceWriter) full() bool { return w.limit > 0 && w.n >= w.limit }
 
 func (w *spaceWriter) Space() { w.pending = w.b.Len() > 0 }
 
 func (w *spaceWriter) WriteText(s string) {
 	for _, r := range s {
+		if w.full() {
+			return
+		}
 		if unicode.IsSpace(r) {
 			w.Space()
 			continue
@@ -114,8 +135,12 @@ func (w *spaceWriter) WriteText(s string) {
 		if w.pending {
 			w.b.WriteByte(' ')
 			w.pending = false
+			if w.n++; w.full() {
+				return
+			}
 		}
 		w.b.WriteRune(r)
+		w.n++
 	}
 }
 

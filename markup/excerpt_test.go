@@ -215,3 +215,21 @@ func FuzzKWIC(f *testing.F) {
 		}
 	})
 }
+
+// TestPlainTextPrefix: the prefix is exactly the start of PlainText, for
+// every length, and stops reading once it has it.
+func TestPlainTextPrefix(t *testing.T) {
+	for _, html := range []string{
+		"<p>今日は <b>東京</b>で</p><p>ご飯を  食べた。</p><script>x()</script><p>end</p>",
+		"<h2>Title</h2>\n<p>one two&amp;three</p><ul><li>a</li><li>b</li></ul>",
+		"", "<p></p>", "plain text only",
+	} {
+		full := []rune(PlainText(html))
+		for n := 0; n <= len(full)+2; n++ {
+			want := string(full[:min(n, len(full))])
+			if got := PlainTextPrefix(html, n); got != want {
+				t.Errorf("PlainTextPrefix(%q, %d) = %q; want %q", html, n, got, want)
+			}
+		}
+	}
+}
