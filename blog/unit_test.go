@@ -207,4 +207,3 @@ func TestSiteCacheGenerations(t *testing.T) {
 		t.Fatal("SiteTTL 0 kept an entry")
 	}
 }
-
