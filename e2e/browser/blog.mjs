@@ -11,11 +11,11 @@
 // of horizontal themes at 360 px, JSON-LD and Open Graph that say what
 // the page is. It writes <outdir>/<theme>-<page>-<width>.png (full page),
 // <outdir>/<theme>-<page>.html (the server's bytes, for the Nu checker)
-// and <outdir>/<theme>-report.json, prints the failures and exits 1 when
+// and <outdir>/<theme>[-<run>]-report.json, prints the failures and exits 1 when
 // there are any (2 on a harness error).
 //
 // pages.json (written by e2e/blog_browser_test.go):
-//   { "theme": "default", "vertical": false, "widths": [360, 1280],
+//   { "theme": "default", "run": "share" (names the report), "vertical": false, "widths": [360, 1280],
 //     "share": ["x", "facebook", "line", "hatena"],  // enabled on this run
 //     "ga": "G-…" or "",                               // measurement id set
 //     "pages": [ { "name": "post", "path": "/@alice/…", "kind": "post",
@@ -33,7 +33,7 @@ import { checkPage, expectedScripts } from './checks.mjs';
 
 const CHROMIUM = process.env.MURLOG_CHROMIUM || '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--no-first-run'];
+  '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 // A 1×1 transparent PNG: what every external image request gets.
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
 // How long hydration may take before it counts as never finished.
@@ -68,14 +68,14 @@ async function main() {
     await ctx.close();
     fs.rmSync(profile, { recursive: true, force: true });
   }
-  fs.writeFileSync(path.join(outdir, `${spec.theme}-report.json`), JSON.stringify(report, (k, v) => (k === 'html' ? undefined : v), 2));
+  fs.writeFileSync(path.join(outdir, `${spec.theme}${spec.run ? '-' + spec.run : ''}-report.json`), JSON.stringify(report, (k, v) => (k === 'html' ? undefined : v), 2));
   const failed = report.results.filter((r) => r.failures.length);
   for (const r of report.results) {
     console.log(`${r.failures.length ? 'FAIL' : 'ok  '} ${spec.theme} ${r.page} ${r.width}px  CLS ${r.cls.toFixed(4)}  ${r.ms} ms${r.externalScripts.length ? '  scripts: ' + r.externalScripts.join(' ') : ''}`);
     for (const f of r.failures) console.log(`       - ${f}`);
   }
   if (failed.length) {
-    console.log(`${failed.length} of ${report.results.length} page loads of theme ${spec.theme} failed`);
+    console.log(`${failed.length} of ${report.results.length} page loads of theme ${spec.theme}${spec.run ? ' (' + spec.run + ')' : ''} failed`);
     return 1;
   }
   return 0;
