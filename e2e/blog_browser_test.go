@@ -93,7 +93,6 @@ type blogPage struct {
 // blogContent is what the test wrote through the API.
 type blogContent struct {
 	p                     *fedtest.Instance
-	personaID             string
 	article, note, ja     localPost
 	articleTitle, jaTitle string
 	gonePath              string
@@ -102,11 +101,6 @@ type blogContent struct {
 func newBlogContent(t *testing.T, p *fedtest.Instance) *blogContent {
 	t.Helper()
 	c := &blogContent{p: p, articleTitle: "Seen in a browser", jaTitle: "縦書きで読む記事"}
-	var per struct {
-		ID string `json:"id"`
-	}
-	p.Call(t, "personas.get", map[string]any{}, &per)
-	c.personaID = per.ID
 	// Oldest first, so that the article has neighbours on both sides.
 	p.Call(t, "posts.create", map[string]any{"kind": "note", "content": "A short note for the sidebar, tagged #murlog and #browser."}, &c.note)
 	p.Call(t, "posts.create", map[string]any{"kind": "article", "title": c.articleTitle, "language": "en",
@@ -131,7 +125,8 @@ func newBlogContent(t *testing.T, p *fedtest.Instance) *blogContent {
 }
 
 // setPublication switches the persona's theme, share buttons and Google
-// Analytics id through site.update_settings.
+// Analytics id through site.update_settings (the primary persona's
+// publication settings).
 func (c *blogContent) setPublication(t *testing.T, theme string, share []string, ga string) {
 	t.Helper()
 	if share == nil {
@@ -141,8 +136,10 @@ func (c *blogContent) setPublication(t *testing.T, theme string, share []string,
 	if ga != "" {
 		ext["analytics"] = map[string]any{"googleAnalytics": map[string]any{"measurementId": ga}}
 	}
-	c.p.Call(t, "site.update_settings", map[string]any{"persona_id": c.personaID, "design_theme": theme,
-		"side_recent": 5, "extensions": ext}, nil)
+	c.p.Call(t, "site.update_settings", map[string]any{"publication": map[string]any{
+		"site_name": "A blog in a browser", "subtitle": "murlog's themes, tested",
+		"introduction": "Pages of every theme, loaded by headless Chromium.",
+		"design_theme": theme, "show_side_recent": 5, "extensions": ext}}, nil)
 }
 
 // pages lists every page kind; share says whether post pages expect the
