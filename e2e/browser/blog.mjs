@@ -60,6 +60,7 @@ async function main() {
     for (const width of spec.widths || [360, 1280]) {
       for (const pg of spec.pages) {
         const r = await load(ctx, origin, spec, pg, width, outdir);
+        r.warnings = [];
         r.failures = checkPage(spec, pg, width, r);
         report.results.push(r);
       }
@@ -73,6 +74,7 @@ async function main() {
   for (const r of report.results) {
     console.log(`${r.failures.length ? 'FAIL' : 'ok  '} ${spec.theme} ${r.page} ${r.width}px  CLS ${r.cls.toFixed(4)}  ${r.ms} ms${r.externalScripts.length ? '  scripts: ' + r.externalScripts.join(' ') : ''}`);
     for (const f of r.failures) console.log(`       - ${f}`);
+    for (const w of r.warnings) console.log(`       warning: ${w}`);
   }
   if (failed.length) {
     console.log(`${failed.length} of ${report.results.length} page loads of theme ${spec.theme}${spec.run ? ' (' + spec.run + ')' : ''} failed`);
@@ -119,6 +121,10 @@ async function load(ctx, origin, spec, pg, width, outdir) {
     if (type === 'stylesheet') return route.fulfill({ status: 200, contentType: 'text/css', body: '' });
     return route.fulfill({ status: 204, body: '' });
   });
+  // The recent list's API response, awaited only on pages that hydrate
+  // (caught now so that its timeout elsewhere is no unhandled rejection).
+  const apiDone = page.waitForResponse((q) => /\/api\/pub\/personas\/[^/]+\/posts/.test(q.url()), { timeout: HYDRATE_TIMEOUT })
+    .then(() => true, () => false);
   try {
     const resp = await page.goto(origin + pg.path, { waitUntil: 'load', timeout: 30000 });
     r.status = resp ? resp.status() : null;
@@ -126,12 +132,15 @@ async function load(ctx, origin, spec, pg, width, outdir) {
     r.html = resp ? await resp.text() : '';
     // Hydration: wait for the page's script to say it processed every
     // [data-murlog-hydrate] element (html[data-murlog-hydrated], or
-    // data-hydrated on each element).
+    // data-hydrated on each element) — or, from a script that says
+    // nothing, for its API response and a quiet network (a warning).
     const hasHydrate = await page.evaluate(() => document.querySelector('[data-murlog-hydrate]') !== null);
     if (hasHydrate) {
-      r.hydrated = await page.waitForFunction(() => document.documentElement.hasAttribute('data-murlog-hydrated') ||
+      const signal = page.waitForFunction(() => document.documentElement.hasAttribute('data-murlog-hydrated') ||
         [...document.querySelectorAll('[data-murlog-hydrate]')].every((e) => e.hasAttribute('data-hydrated')),
-      null, { timeout: HYDRATE_TIMEOUT }).then(() => true, () => false);
+      null, { timeout: HYDRATE_TIMEOUT }).then(() => 'signal', () => null);
+      const quiet = apiDone.then((ok) => (ok ? page.waitForLoadState('networkidle', { timeout: HYDRATE_TIMEOUT }).then(() => 'api', () => null) : null));
+      r.hydrated = await Promise.race([signal, quiet.then((v) => v ?? signal)]);
     }
     await page.waitForTimeout(SETTLE_MS);
     Object.assign(r, await page.evaluate(inspect));

@@ -64,7 +64,35 @@ export function checkPage(spec, pg, width, r) {
   if (!r.lang) f.push('<html> has no lang');
   else if (pg.lang && r.lang !== pg.lang) f.push(`<html lang="${r.lang}">, want "${pg.lang}"`);
   f.push(...errors(pg, r), ...hydration(pg, r), ...layout(spec, pg, width, r));
-  f.push(...shareButtons(spec, pg, r), ...externals(spec, pg, r), ...metadata(pg, r));
+  f.push(...shareButtons(spec, pg, r), ...externals(spec, pg, r), ...analytics(spec, pg, r), ...metadata(pg, r));
+  return f;
+}
+
+// analytics checks the Google Analytics queue: with a measurement id, the
+// site and post pages configure it with the automatic page_view off and
+// send one page_view with the seed's parameters; without one, nothing.
+function analytics(spec, pg, r) {
+  const f = [];
+  const q = r.dataLayer || [];
+  const views = q.filter((a) => a[0] === 'event' && a[1] === 'page_view');
+  if (!spec.ga) {
+    if (views.length) f.push(`a page_view was queued with no measurement id set: ${JSON.stringify(views)}`);
+    return f;
+  }
+  if (pg.kind !== 'site' && pg.kind !== 'post') return f;
+  const config = q.find((a) => a[0] === 'config' && a[1] === spec.ga);
+  if (!config) f.push(`gtag is not configured with ${spec.ga} (queue: ${JSON.stringify(q)})`);
+  else if (!config[2] || config[2].send_page_view !== false) f.push(`gtag config ${JSON.stringify(config)} leaves the automatic page_view on`);
+  if (views.length !== 1) {
+    f.push(`${views.length} page_view events queued, want 1`);
+    return f;
+  }
+  const p = views[0][2] || {};
+  if (p.content_type !== pg.kind) f.push(`page_view content_type ${JSON.stringify(p.content_type)}, want ${pg.kind}`);
+  if (!/^murlog-./.test(p.content_group || '')) f.push(`page_view content_group ${JSON.stringify(p.content_group)}, want murlog-<persona>`);
+  if (!p.content_id) f.push('page_view without content_id');
+  if (!p.page_title) f.push('page_view without page_title');
+  if (!p.page_location || new URL(p.page_location, r.url).origin !== new URL(r.url).origin) f.push(`page_view page_location ${JSON.stringify(p.page_location)} is not this site`);
   return f;
 }
 
@@ -90,7 +118,8 @@ function hydration(pg, r) {
   const els = r.hydrate.elements;
   if (pg.hydrate && !els.includes('recent')) f.push('no [data-murlog-hydrate="recent"] list (the sidebar\'s recent posts)');
   if (els.length) {
-    if (!r.hydrated) f.push(`hydration never finished: html[data-murlog-hydrated] not set (nor data-hydrated on every [data-murlog-hydrate]) within 10 s; elements: ${els.join(', ')}`);
+    if (!r.hydrated) f.push(`hydration never finished: no html[data-murlog-hydrated] (nor data-hydrated on every [data-murlog-hydrate]) and no answered posts API within 10 s; elements: ${els.join(', ')}`);
+    else if (!r.hydrate.html && !r.hydrate.done) r.warnings.push('hydration finished without saying so: the harness waited for the posts API and a quiet network; hydrate.js should set html[data-murlog-hydrated="done"] when every list and the share loader are done');
     else if (/^(error|fail)/i.test(r.hydrate.html || '')) f.push(`hydration reported ${r.hydrate.html}`);
     if (els.includes('recent') && !r.api.some((a) => /^GET \/api\/pub\/personas\/[^/]+\/posts/.test(a))) {
       f.push(`hydration of the recent list fetched no /api/pub/personas/…/posts (API requests: ${r.api.join(', ') || 'none'})`);

@@ -113,7 +113,12 @@ export function inspect() {
     hydrate: {
       elements: hydrateEls.map((e) => e.getAttribute('data-murlog-hydrate')),
       html: doc.documentElement.getAttribute('data-murlog-hydrated'),
+      done: hydrateEls.length > 0 && hydrateEls.every((e) => e.hasAttribute('data-hydrated')),
     },
+    // Google Analytics' queue (analytics.js pushes arguments objects).
+    dataLayer: Array.isArray(window.dataLayer)
+      ? window.dataLayer.map((a) => { try { return JSON.parse(JSON.stringify(Array.from(a))); } catch (err) { return [String(err)]; } })
+      : null,
     writingMode: article ? getComputedStyle(article).writingMode : null,
     hasArticle: article !== null,
     scrollWidth: se.scrollWidth,
