@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -41,7 +42,8 @@ const blogGA = "G-MURLOGTEST1"
 // Screenshots are kept in $MURLOG_ARTIFACTS/blog-browser (default
 // e2e/browser/artifacts/blog-browser).
 //
-// It skips when node, chromium, java or e2e/browser/node_modules are
+// MURLOG_BROWSER_THEMES=default,vertical limits the run to those themes
+// (while working on one). It skips when node, chromium, java or e2e/browser/node_modules are
 // missing, except with CI=true, where that is a failure (.ci/run installs
 // them).
 func TestBlogInBrowser(t *testing.T) {
@@ -49,10 +51,24 @@ func TestBlogInBrowser(t *testing.T) {
 	art := blogArtifacts(t, tools.root)
 	t.Logf("screenshots, saved pages and reports: %s", art)
 
-	p := fedtest.StartProcess(t, fedtest.NewNames(), apachetest.Murlog(t), fedtest.Options{Username: "alice"})
+	// The themes of this working tree (the binary embeds the same files).
+	p := fedtest.StartProcess(t, fedtest.NewNames(), apachetest.Murlog(t), fedtest.Options{Username: "alice",
+		Env: map[string]string{"MURLOG_THEMES_DIR": filepath.Join(tools.root, "web", "themes")}})
+	// The server's log is kept with the screenshots; its warnings and
+	// errors are shown when the test fails.
+	t.Cleanup(func() {
+		os.WriteFile(filepath.Join(art, "murlog.log"), []byte(p.Logs.String()), 0o644)
+		if t.Failed() {
+			t.Logf("murlog serve's last warnings and errors (all in %s):\n%s", filepath.Join(art, "murlog.log"),
+				strings.Join(fedtest.Warnings(p, 30), "\n"))
+		}
+	})
 	c := newBlogContent(t, p)
 
 	for _, th := range blogThemes {
+		if only := os.Getenv("MURLOG_BROWSER_THEMES"); only != "" && !slices.Contains(strings.Split(only, ","), th.name) {
+			continue
+		}
 		// Share buttons and analytics on: every post page has the share
 		// area and loads the enabled widgets; other pages have none.
 		c.setPublication(t, th.name, []string{"x", "facebook", "line", "hatena"}, blogGA)

@@ -63,7 +63,7 @@ export function checkPage(spec, pg, width, r) {
   if (!r.title || !r.title.trim()) f.push('empty <title>');
   if (!r.lang) f.push('<html> has no lang');
   else if (pg.lang && r.lang !== pg.lang) f.push(`<html lang="${r.lang}">, want "${pg.lang}"`);
-  f.push(...errors(pg, r), ...hydration(pg, r), ...layout(spec, pg, width, r));
+  f.push(...headers(r), ...errors(pg, r), ...hydration(pg, r), ...layout(spec, pg, width, r));
   f.push(...shareButtons(spec, pg, r), ...externals(spec, pg, r), ...analytics(spec, pg, r), ...metadata(pg, r));
   return f;
 }
@@ -93,6 +93,23 @@ function analytics(spec, pg, r) {
   if (!p.content_id) f.push('page_view without content_id');
   if (!p.page_title) f.push('page_view without page_title');
   if (!p.page_location || new URL(p.page_location, r.url).origin !== new URL(r.url).origin) f.push(`page_view page_location ${JSON.stringify(p.page_location)} is not this site`);
+  return f;
+}
+
+// headers checks the security headers every blog page carries.
+function headers(r) {
+  const f = [];
+  const h = r.headers || {};
+  const csp = h['content-security-policy'];
+  if (!csp) f.push('no Content-Security-Policy header');
+  else {
+    const dirs = Object.fromEntries(csp.split(';').map((d) => d.trim().split(/\s+/)).filter((d) => d[0]).map((d) => [d[0], d.slice(1)]));
+    const script = dirs['script-src'] || dirs['default-src'] || [];
+    for (const bad of ["'unsafe-inline'", "'unsafe-eval'"]) if (script.includes(bad)) f.push(`CSP script-src allows ${bad}: ${csp}`);
+    if (!dirs['frame-ancestors']) f.push(`CSP without frame-ancestors: ${csp}`);
+  }
+  if ((h['x-content-type-options'] || '').toLowerCase() !== 'nosniff') f.push(`X-Content-Type-Options ${JSON.stringify(h['x-content-type-options'])}, want nosniff`);
+  if (!h['referrer-policy']) f.push('no Referrer-Policy header');
   return f;
 }
 
