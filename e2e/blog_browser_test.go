@@ -71,7 +71,9 @@ func TestBlogInBrowser(t *testing.T) {
 		}
 		// Share buttons and analytics on: every post page has the share
 		// area and loads the enabled widgets; other pages have none.
-		c.setPublication(t, th.name, []string{"x", "facebook", "line", "hatena"}, blogGA)
+		// An id murlog does not know is kept and ignored; the rest show in
+		// the fixed order whatever order they are stored in.
+		c.setPublication(t, th.name, []string{"hatena", "line", "mastodon", "facebook", "x"}, blogGA)
 		runBlogPages(t, tools, p.Base, art, blogSpec{Theme: th.name, Run: "share", Vertical: th.vertical,
 			Share: []string{"x", "facebook", "line", "hatena"}, GA: blogGA, Pages: c.pages(true)})
 		// None enabled: no share area, no widget or analytics script.
@@ -97,7 +99,8 @@ type blogSpec struct {
 type blogPage struct {
 	Name    string `json:"name"`
 	Path    string `json:"path"`
-	Kind    string `json:"kind"` // site, post, tag, search, error
+	ID      string `json:"id,omitempty"` // a post page's post id
+	Kind    string `json:"kind"`         // site, post, tag, search, error
 	Status  int    `json:"status,omitempty"`
 	Title   string `json:"title,omitempty"`
 	Image   string `json:"image,omitempty"`
@@ -163,9 +166,9 @@ func (c *blogContent) setPublication(t *testing.T, theme string, share []string,
 func (c *blogContent) pages(share bool) []blogPage {
 	return []blogPage{
 		{Name: "site", Path: "/", Kind: "site", JSONLD: "ProfilePage"},
-		{Name: "post", Path: c.path(c.article), Kind: "post", Title: c.articleTitle, Image: blogImage, Share: share, Hydrate: true, JSONLD: "BlogPosting"},
-		{Name: "note", Path: c.path(c.note), Kind: "post", Share: share, Hydrate: true, JSONLD: "BlogPosting"},
-		{Name: "ja", Path: c.path(c.ja), Kind: "post", Title: c.jaTitle, Share: share, Hydrate: true, JSONLD: "BlogPosting"},
+		{Name: "post", Path: c.path(c.article), ID: c.article.ID, Kind: "post", Title: c.articleTitle, Image: blogImage, Share: share, Hydrate: true, JSONLD: "BlogPosting"},
+		{Name: "note", Path: c.path(c.note), ID: c.note.ID, Kind: "post", Share: share, Hydrate: true, JSONLD: "BlogPosting"},
+		{Name: "ja", Path: c.path(c.ja), ID: c.ja.ID, Kind: "post", Title: c.jaTitle, Share: share, Hydrate: true, JSONLD: "BlogPosting"},
 		{Name: "tag", Path: "/tags/murlog", Kind: "tag"},
 		{Name: "search", Path: "/search?q=" + url.QueryEscape("murlog"), Kind: "search"},
 		{Name: "404", Path: "/@alice/doesnotexist", Kind: "error", Status: 404},

@@ -18,7 +18,7 @@
 //   { "theme": "default", "run": "share" (names the report), "vertical": false, "widths": [360, 1280],
 //     "share": ["x", "facebook", "line", "hatena"],  // enabled on this run
 //     "ga": "G-…" or "",                               // measurement id set
-//     "pages": [ { "name": "post", "path": "/@alice/…", "kind": "post",
+//     "pages": [ { "name": "post", "path": "/@alice/…", "id": "…", "kind": "post",
 //                  "status": 200, "title": "…", "image": "https://…",
 //                  "share": true, "jsonld": "BlogPosting" }, … ] }
 // Requests to any host but the server's are answered here (an empty

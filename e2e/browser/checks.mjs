@@ -91,6 +91,7 @@ function analytics(spec, pg, r) {
   if (p.content_type !== pg.kind) f.push(`page_view content_type ${JSON.stringify(p.content_type)}, want ${pg.kind}`);
   if (!/^murlog-./.test(p.content_group || '')) f.push(`page_view content_group ${JSON.stringify(p.content_group)}, want murlog-<persona>`);
   if (!p.content_id) f.push('page_view without content_id');
+  else if (pg.id && p.content_id !== pg.id) f.push(`page_view content_id ${JSON.stringify(p.content_id)}, want the post id ${pg.id}`);
   if (!p.page_title) f.push('page_view without page_title');
   if (!p.page_location || new URL(p.page_location, r.url).origin !== new URL(r.url).origin) f.push(`page_view page_location ${JSON.stringify(p.page_location)} is not this site`);
   return f;
