@@ -4,7 +4,9 @@ go 1.26.8
 
 require (
 	github.com/google/uuid v1.6.0
+	github.com/mailgun/raymond/v2 v2.0.48 // Handlebars for the public blog's themes (the seed's template engine)
 	github.com/microcosm-cc/bluemonday v1.0.27 // test-only: oracle of markup's FuzzRemotePolicyVsBluemonday
+	github.com/mmcdole/gofeed v1.4.2 // test-only: the feed reader blog/feed's documents must satisfy
 	github.com/yuin/goldmark v1.8.7
 	golang.org/x/crypto v0.59.0
 	golang.org/x/net v0.62.0
@@ -17,8 +19,11 @@ require (
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/gorilla/css v1.0.1 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect
+	github.com/mmcdole/goxpp/v2 v2.0.0 // indirect
 	github.com/ncruces/go-strftime v1.1.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
+	github.com/sirupsen/logrus v1.8.1 // indirect
+	golang.org/x/text v0.44.0 // indirect
 	modernc.org/libc v1.80.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect

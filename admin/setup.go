@@ -65,7 +65,7 @@ func (h *Handler) serverSubmit(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, httpd.SetupSitePath, http.StatusSeeOther)
 }
 
-// siteForm is step 2: domain, persona and password.
+// siteForm is step 2: domain, persona, site name and password.
 func (h *Handler) siteForm(w http.ResponseWriter, r *http.Request) {
 	st := h.deps.State()
 	if !st.Config.Exists || st.Setup == nil {
@@ -125,7 +125,7 @@ func (h *Handler) siteSubmit(w http.ResponseWriter, r *http.Request) {
 	}
 	in := setup.Input{Domain: r.PostForm.Get("domain"), Username: r.PostForm.Get("username"),
 		DisplayName: r.PostForm.Get("display_name"), Password: r.PostForm.Get("password"),
-		PasswordConfirm: r.PostForm.Get("password_confirm")}
+		PasswordConfirm: r.PostForm.Get("password_confirm"), SiteName: r.PostForm.Get("site_name")}
 	p.Form = formValues(r, "password", "password_confirm")
 	if errs := setup.Validate(&in); len(errs) > 0 {
 		for _, err := range errs {
@@ -236,6 +236,10 @@ func fieldMessage(e *murlog.Error) string {
 		return "reset.secret_wrong"
 	case "scheme":
 		return "error.scheme"
+	case "site_name":
+		if strings.HasPrefix(e.Message, "must be at most") {
+			return "error.site_name_long"
+		}
 	}
 	return ""
 }

@@ -2,9 +2,19 @@ package api
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 
+	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/settings"
+	"github.com/murlog/murlog/siteconfig"
 )
+
+type siteGetParams struct {
+	// PersonaID picks whose public-site settings "publication" shows; ""
+	// for the primary persona.
+	PersonaID string `json:"persona_id"`
+}
 
 type siteUpdateParams struct {
 	Title           *string `json:"title"`
@@ -14,21 +24,158 @@ type siteUpdateParams struct {
 	RobotsNoAI      *bool   `json:"robots_noai"`
 	AuthorizedFetch *bool   `json:"authorized_fetch"`
 	AllowQuotes     *bool   `json:"allow_quotes"`
+
+	PersonaID   string             `json:"persona_id"`
+	Publication *publicationParams `json:"publication"`
+}
+
+func (p *siteUpdateParams) site() settings.Update {
+	return settings.Update{Title: p.Title, Description: p.Description, Language: p.Language,
+		RobotsNoindex: p.RobotsNoindex, RobotsNoAI: p.RobotsNoAI, AuthorizedFetch: p.AuthorizedFetch, AllowQuotes: p.AllowQuotes}
+}
+
+// touchesSite reports whether any of the site-wide settings is given.
+func (p *siteUpdateParams) touchesSite() bool {
+	return p.Title != nil || p.Description != nil || p.Language != nil || p.RobotsNoindex != nil ||
+		p.RobotsNoAI != nil || p.AuthorizedFetch != nil || p.AllowQuotes != nil
+}
+
+// publicationParams is a partial edit of one persona's public-site
+// settings. Extensions is a JSON object (not a string holding one) and
+// replaces the stored object whole.
+type publicationParams struct {
+	SiteName          *string          `json:"site_name"`
+	Subtitle          *string          `json:"subtitle"`
+	Author            *string          `json:"author"`
+	Introduction      *string          `json:"introduction"`
+	DesignTheme       *string          `json:"design_theme"`
+	ShowServiceHeader *bool            `json:"show_service_header"`
+	ShowSiteName      *bool            `json:"show_site_name"`
+	ShowPagination    *bool            `json:"show_pagination"`
+	ShowSideProfile   *bool            `json:"show_side_profile"`
+	ShowSideRecent    *int             `json:"show_side_recent"`
+	ShowSidePopular   *int             `json:"show_side_popular"`
+	Extensions        *json.RawMessage `json:"extensions"`
+}
+
+func (p *publicationParams) update() siteconfig.Update {
+	return siteconfig.Update{SiteName: p.SiteName, Subtitle: p.Subtitle, Author: p.Author, Introduction: p.Introduction,
+		DesignTheme: p.DesignTheme, ShowServiceHeader: p.ShowServiceHeader, ShowSiteName: p.ShowSiteName,
+		ShowPagination: p.ShowPagination, ShowSideProfile: p.ShowSideProfile, SideRecent: p.ShowSideRecent,
+		SidePopular: p.ShowSidePopular, Extensions: p.Extensions}
+}
+
+// siteView is what both methods answer: the site-wide settings, as they
+// always were, and the chosen persona's public-site settings.
+type siteView struct {
+	*settings.Site
+	Publication *publicationView `json:"publication,omitempty"`
+}
+
+type publicationView struct {
+	PersonaID         string          `json:"persona_id"`
+	SiteName          string          `json:"site_name"`
+	Subtitle          string          `json:"subtitle"`
+	Author            string          `json:"author"`
+	Introduction      string          `json:"introduction"`
+	DesignTheme       string          `json:"design_theme"`
+	ShowServiceHeader bool            `json:"show_service_header"`
+	ShowSiteName      bool            `json:"show_site_name"`
+	ShowPagination    bool            `json:"show_pagination"`
+	ShowSideProfile   bool            `json:"show_side_profile"`
+	ShowSideRecent    int             `json:"show_side_recent"`
+	ShowSidePopular   int             `json:"show_side_popular"`
+	Extensions        json.RawMessage `json:"extensions"`
+	Themes            []string        `json:"themes"`
+}
+
+func (s *Server) publicationView(c *murlog.PubConfig) *publicationView {
+	ext := c.Extensions
+	if ext == "" {
+		ext = "{}"
+	}
+	return &publicationView{PersonaID: c.PersonaID, SiteName: c.SiteName, Subtitle: c.Subtitle, Author: c.Author,
+		Introduction: c.Introduction, DesignTheme: c.DesignTheme, ShowServiceHeader: c.ShowServiceHeader,
+		ShowSiteName: c.ShowSiteName, ShowPagination: c.ShowPagination, ShowSideProfile: c.ShowSideProfile,
+		ShowSideRecent: c.SideRecent, ShowSidePopular: c.SidePopular, Extensions: json.RawMessage(ext),
+		Themes: s.deps.SiteConfig.Themes()}
 }
 
 func (s *Server) registerSite() {
-	register(s, "site.get_settings", owner, false, func(ctx context.Context, _ *noParams) (any, error) {
-		return s.deps.Settings.Get(ctx)
+	register(s, "site.get_settings", owner, false, func(ctx context.Context, p *siteGetParams) (any, error) {
+		site, err := s.deps.Settings.Get(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return s.siteView(ctx, site, p.PersonaID)
 	})
 	register(s, "site.update_settings", owner, true, func(ctx context.Context, p *siteUpdateParams) (any, error) {
-		site, err := s.deps.Settings.Update(ctx, settings.Update{Title: p.Title, Description: p.Description,
-			Language: p.Language, RobotsNoindex: p.RobotsNoindex, RobotsNoAI: p.RobotsNoAI,
-			AuthorizedFetch: p.AuthorizedFetch, AllowQuotes: p.AllowQuotes})
-		if err == nil {
-			s.changed()
+		sc := s.deps.SiteConfig
+		// Everything is checked before anything is written: the two kinds
+		// of settings live in two services, and a refused publication
+		// field must not leave the site settings half-edited.
+		if p.Publication != nil {
+			if sc == nil {
+				return nil, murlog.Errorf(murlog.EUnavailable, "public-site settings are not configured")
+			}
+			if err := sc.Check(p.Publication.update()); err != nil {
+				return nil, inPublication(err)
+			}
 		}
-		return site, err
+		if sc != nil {
+			// An unknown persona_id is refused before the site settings
+			// are written, with or without publication.
+			if _, _, err := sc.Get(ctx, p.PersonaID); err != nil {
+				return nil, err
+			}
+		}
+		var site *settings.Site
+		var err error
+		if p.touchesSite() || p.Publication == nil {
+			site, err = s.deps.Settings.Update(ctx, p.site())
+			if err != nil {
+				return nil, err
+			}
+			s.changed()
+		} else if site, err = s.deps.Settings.Get(ctx); err != nil {
+			return nil, err
+		}
+		if p.Publication == nil {
+			return s.siteView(ctx, site, p.PersonaID)
+		}
+		c, _, err := sc.Update(ctx, p.PersonaID, p.Publication.update())
+		if err != nil {
+			return nil, inPublication(err)
+		}
+		return &siteView{Site: site, Publication: s.publicationView(c)}, nil
 	})
+}
+
+// siteView adds the persona's public-site settings to the site's.
+func (s *Server) siteView(ctx context.Context, site *settings.Site, personaID string) (*siteView, error) {
+	v := &siteView{Site: site}
+	if s.deps.SiteConfig == nil {
+		return v, nil
+	}
+	c, _, err := s.deps.SiteConfig.Get(ctx, personaID)
+	if err != nil {
+		return nil, err
+	}
+	v.Publication = s.publicationView(c)
+	return v, nil
+}
+
+// inPublication names a refused field by its place in the params
+// ("publication.extensions.shareButtons[2]"), as the params decoder names
+// the fields it refuses. persona_id is a top-level parameter.
+func inPublication(err error) error {
+	e := murlog.AsError(err)
+	if e.Code != murlog.EInvalid || e.Field == "" || e.Field == "persona_id" || strings.HasPrefix(e.Field, "publication.") {
+		return err
+	}
+	c := *e
+	c.Field = "publication." + e.Field
+	return &c
 }
 
 // changed tells the app that a persona or a site setting changed.

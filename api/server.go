@@ -14,6 +14,7 @@ import (
 	"github.com/murlog/murlog/post"
 	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/settings"
+	"github.com/murlog/murlog/siteconfig"
 	"github.com/murlog/murlog/social"
 	"github.com/murlog/murlog/store"
 )
@@ -26,8 +27,12 @@ type Deps struct {
 	Personas *persona.Service
 	Posts    *post.Service
 	Settings *settings.Service
-	Domains  *domains.Service
-	Queue    queue.Inspector
+	// SiteConfig holds the personas' public-site settings, shown and
+	// edited under "publication" by site.get_settings and
+	// site.update_settings; nil leaves them out.
+	SiteConfig *siteconfig.Service
+	Domains    *domains.Service
+	Queue      queue.Inspector
 	// Now is the clock the views use to name a post's state; time.Now when nil.
 	Now func() time.Time
 	// Changed, when set, is called after a persona's profile or a site

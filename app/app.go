@@ -31,6 +31,7 @@ import (
 	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/settings"
 	"github.com/murlog/murlog/setup"
+	"github.com/murlog/murlog/siteconfig"
 	"github.com/murlog/murlog/social"
 	"github.com/murlog/murlog/store"
 	"github.com/murlog/murlog/worker"
@@ -109,6 +110,11 @@ type runtime struct {
 	verifier  *federation.Verifier
 	inbox     *federation.Inbox // nil until setup is complete
 	mentions  post.Mentions     // resolves mentions at post time; nil until a resolver is wired
+	// siteConfig is the personas' public-site settings (app/siteconfig.go).
+	siteConfig *siteconfig.Service
+	// dropPages, when set, drops the blog's rendered pages: it is called
+	// after a persona's public-site settings changed.
+	dropPages func()
 }
 
 // New loads the config and, when murlog.ini exists, opens the database.
@@ -253,9 +259,12 @@ func (a *App) wire(ctx context.Context, cfg *config.Config, eng *engine) (*runti
 		a.wireFederation(rt)
 		changed = rt.fed.Invalidate
 	}
+	// A persona's public-site settings show only on its pages: the
+	// federation documents do not change with them.
+	rt.siteConfig = newSiteConfig(db, a.log, rt.pubConfigChanged)
 	rpc := api.New(socialAPI(rt, api.Deps{Site: rt.site, Cookies: cookies, Auth: rt.auth, Personas: persona.New(db),
-		Posts: newPosts(rt), Settings: settings.New(db), Domains: domains.New(db), Queue: rt.queue, Now: a.opts.Now,
-		Changed: changed}), a.log)
+		Posts: newPosts(rt), Settings: settings.New(db), SiteConfig: rt.siteConfig,
+		Domains: domains.New(db), Queue: rt.queue, Now: a.opts.Now, Changed: changed}), a.log)
 	rt.api = httpd.Authenticate(rt.auth, cookies, cfg.TrustedProxy, rt.site, rpc)
 	return rt, nil
 }

@@ -197,6 +197,18 @@ func (c *Client) browse(ctx context.Context, method, path string, form url.Value
 // Setup runs both wizard steps with typical values and the given domain,
 // username and password. Step 1 is skipped when murlog.ini exists already.
 func (c *Client) Setup(ctx context.Context, domain, username, password string) error {
+	return c.SetupSite(ctx, SetupInput{Domain: domain, Username: username, Password: password})
+}
+
+// SetupInput is the step 2 form. DisplayName defaults to Username;
+// SiteName is optional.
+type SetupInput struct {
+	Domain, Username, DisplayName, Password, SiteName string
+}
+
+// SetupSite runs both wizard steps as Setup does, with every field of
+// step 2.
+func (c *Client) SetupSite(ctx context.Context, in SetupInput) error {
 	status, hdr, _, err := c.Get(ctx, "/admin/setup/server")
 	if err != nil {
 		return err
@@ -212,8 +224,15 @@ func (c *Client) Setup(ctx context.Context, domain, username, password string) e
 	} else if status != http.StatusSeeOther {
 		return fmt.Errorf("murlog: setup step 1: HTTP %d (%s)", status, hdr.Get("Location"))
 	}
-	st, h, body, err := c.SubmitForm(ctx, "/admin/setup", url.Values{"domain": {domain}, "username": {username},
-		"display_name": {username}, "password": {password}, "password_confirm": {password}})
+	if in.DisplayName == "" {
+		in.DisplayName = in.Username
+	}
+	form := url.Values{"domain": {in.Domain}, "username": {in.Username}, "display_name": {in.DisplayName},
+		"password": {in.Password}, "password_confirm": {in.Password}}
+	if in.SiteName != "" {
+		form.Set("site_name", in.SiteName)
+	}
+	st, h, body, err := c.SubmitForm(ctx, "/admin/setup", form)
 	if err != nil {
 		return err
 	}

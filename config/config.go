@@ -40,6 +40,9 @@ type Config struct {
 	DataDir   string // holds murlog.db, snapshots, locks
 	MediaPath string // uploaded media
 	WebDir    string // built SPA and theme assets
+	// ThemesDir holds the public blog's themes (<name>/theme.json …); when
+	// it does not exist the copy built into the binary is used.
+	ThemesDir string
 	Listen    string // serve mode address
 	Scheme    string // "https" (default) or "http" for local testing
 	// TrustedProxy lists the networks whose X-Forwarded-For is believed
@@ -72,7 +75,7 @@ type Config struct {
 }
 
 // Keys lists every key murlog.ini accepts, in the order they are written.
-var Keys = []string{"db_driver", "data_dir", "media_path", "web_dir", "listen", "scheme", "trusted_proxy", "log_level",
+var Keys = []string{"db_driver", "data_dir", "media_path", "web_dir", "themes_dir", "listen", "scheme", "trusted_proxy", "log_level",
 	"worker_min_concurrency", "worker_max_concurrency", "metrics_token", "queue_dual_write", "queue_read_from",
 	"queue_single_write", "allow_private_network", "inbox_rate_limit"}
 
@@ -86,6 +89,7 @@ func Default(path string) *Config {
 		DataDir:   filepath.Join(dir, "data"),
 		MediaPath: filepath.Join(dir, "media"),
 		WebDir:    filepath.Join(dir, "web", "dist"),
+		ThemesDir: filepath.Join(dir, "web", "themes"),
 		Listen:    "127.0.0.1:8080",
 		Scheme:    "https",
 		LogLevel:  "info",
@@ -184,6 +188,8 @@ func (c *Config) set(key, v string) error {
 		c.MediaPath, err = path()
 	case "web_dir":
 		c.WebDir, err = path()
+	case "themes_dir":
+		c.ThemesDir, err = path()
 	case "listen":
 		if _, _, e := splitHostPort(v); e != nil {
 			return e

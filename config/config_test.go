@@ -300,3 +300,35 @@ func TestPathsRefuseControlCharacters(t *testing.T) {
 		}
 	}
 }
+
+// TestThemesDir: themes_dir defaults beside the ini, is resolved against
+// the ini's directory like every path, and MURLOG_THEMES_DIR overrides it.
+func TestThemesDir(t *testing.T) {
+	p := writeIni(t, "data_dir = ./data\n")
+	dir := filepath.Dir(p)
+	c, err := Load(p, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(dir, "web", "themes"); c.ThemesDir != want {
+		t.Errorf("default themes_dir = %q; want %q", c.ThemesDir, want)
+	}
+	c, err = Load(writeIni(t, "themes_dir = ./my/themes\n"), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(filepath.Dir(c.Path), "my", "themes"); c.ThemesDir != want {
+		t.Errorf("themes_dir = ./my/themes gave %q; want %q", c.ThemesDir, want)
+	}
+	c, err = Load(p, env(map[string]string{"MURLOG_THEMES_DIR": "/srv/themes"}))
+	if err != nil || c.ThemesDir != "/srv/themes" {
+		t.Errorf("MURLOG_THEMES_DIR=/srv/themes: got %q, %v; want /srv/themes", c.ThemesDir, err)
+	}
+	if _, err := Load(p, env(map[string]string{"MURLOG_THEMES_DIR": "th\x1bemes"})); err == nil || !strings.Contains(err.Error(), "MURLOG_THEMES_DIR") {
+		t.Errorf("MURLOG_THEMES_DIR with a control character: err = %v; want an error naming the variable", err)
+	}
+	c, err = FromValues(p, map[string]string{"themes_dir": "t"})
+	if err != nil || c.ThemesDir != filepath.Join(dir, "t") {
+		t.Errorf("FromValues(themes_dir=t) = %v, %v; want %q", c, err, filepath.Join(dir, "t"))
+	}
+}

@@ -1,25 +1,339 @@
 package markup
 
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	xhtml "golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
 // Helpers that read rendered HTML back as text, for page descriptions,
-// Plain lists, KWIC search lines and feed summaries.
-//
-// TODO(h-meta): the bodies.
+// Plain lists, KWIC search lines and feed summaries. They read with the
+// tokenizer, not the tree parser: the input is already sanitized, so only
+// the text and the element boundaries matter, and one pass with no tree
+// keeps them cheap on every list page.
+
+// Ellipsis marks text that was cut.
+const Ellipsis = "…"
 
 // PlainText returns the text of sanitized HTML: tags dropped, entities
 // decoded, block boundaries as single spaces, whitespace collapsed.
-func PlainText(html string) string { return html }
+// The text of script, style, template and ruby annotations (rt, rp) is
+// left out: it is not what a reader reads in the line.
+func PlainText(html string) string {
+	var w spaceWriter
+	z := xhtml.NewTokenizer(strings.NewReader(html))
+	skip := atom.Atom(0) // the element whose content is being skipped
+	depth := 0           // nesting of skip inside itself (rt in rt)
+	for {
+		switch z.Next() {
+		case xhtml.ErrorToken:
+			return w.String()
+		case xhtml.TextToken:
+			if skip == 0 {
+				w.WriteText(string(z.Text()))
+			}
+		case xhtml.StartTagToken, xhtml.SelfClosingTagToken:
+			name, _ := z.TagName()
+			a := atom.Lookup(name)
+			if skip != 0 {
+				if a == skip {
+					depth++
+				}
+				continue
+			}
+			// A self-closing <script/> opens an element all the same.
+			if skippedText(a) {
+				skip, depth = a, 1
+				continue
+			}
+			if breaksText(a) {
+				w.Space()
+			}
+		case xhtml.EndTagToken:
+			name, _ := z.TagName()
+			a := atom.Lookup(name)
+			if skip != 0 {
+				if a == skip {
+					if depth--; depth == 0 {
+						skip = 0
+					}
+				}
+				continue
+			}
+			if breaksText(a) {
+				w.Space()
+			}
+		}
+	}
+}
+
+// skippedText reports the elements whose text PlainText leaves out.
+func skippedText(a atom.Atom) bool {
+	switch a {
+	case atom.Script, atom.Style, atom.Template, atom.Noscript, atom.Noembed, atom.Noframes,
+		atom.Iframe, atom.Title, atom.Xmp, atom.Plaintext, atom.Textarea, atom.Rt, atom.Rp:
+		return true
+	}
+	return false
+}
+
+// breaksText reports the elements whose boundaries separate words: the
+// block elements, line breaks, table cells and images (whose alt text is
+// not read but which stand between words).
+func breaksText(a atom.Atom) bool {
+	switch a {
+	case atom.Address, atom.Article, atom.Aside, atom.Blockquote, atom.Br, atom.Dd, atom.Details,
+		atom.Dialog, atom.Div, atom.Dl, atom.Dt, atom.Fieldset, atom.Figcaption, atom.Figure,
+		atom.Footer, atom.Form, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Header,
+		atom.Hgroup, atom.Hr, atom.Img, atom.Li, atom.Main, atom.Nav, atom.Ol, atom.P, atom.Pre,
+		atom.Section, atom.Summary, atom.Table, atom.Tbody, atom.Td, atom.Tfoot, atom.Th,
+		atom.Thead, atom.Tr, atom.Ul, atom.Caption, atom.Video, atom.Audio:
+		return true
+	}
+	return false
+}
+
+// spaceWriter collects text with every run of white space (and every
+// element boundary) written as one space, and none at either end.
+type spaceWriter struct {
+	b       strings.Builder
+	pending bool // a space is owed before the next character
+}
+
+func (w *spaceWriter) Space() { w.pending = w.b.Len() > 0 }
+
+func (w *spaceWriter) WriteText(s string) {
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			w.Space()
+			continue
+		}
+		if w.pending {
+			w.b.WriteByte(' ')
+			w.pending = false
+		}
+		w.b.WriteRune(r)
+	}
+}
+
+func (w *spaceWriter) String() string { return w.b.String() }
 
 // Excerpt returns the first n characters of PlainText(html), cut at a word
 // or sentence boundary where one is near, with "…" when cut.
-func Excerpt(html string, n int) string { return html }
+func Excerpt(html string, n int) string { return ExcerptText(PlainText(html), n) }
+
+// ExcerptText is Excerpt for text that is already plain (a title, a
+// profile's introduction): white space is collapsed, and the result is at
+// most n characters plus the "…" that says it was cut. n ≤ 0 gives "".
+//
+// The cut prefers, within the last third of the n characters, the end of
+// a sentence ("。", "！", "？", or ".", "!", "?" before a space), then a
+// space, then a Japanese or Latin comma; only text without any of them
+// is cut in the middle of a word.
+func ExcerptText(text string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	var w spaceWriter
+	w.WriteText(text)
+	s := w.String()
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	rs := []rune(s)
+	cut := excerptCut(rs, n)
+	return strings.TrimRightFunc(string(rs[:cut]), unicode.IsSpace) + Ellipsis
+}
+
+// excerptCut returns where to cut rs (longer than n runes) to keep at most
+// n runes: the best boundary at or after lo, else n.
+func excerptCut(rs []rune, n int) int {
+	lo := n - n/3
+	if lo < 1 {
+		lo = 1
+	}
+	sentence, space, comma := -1, -1, -1
+	// i is the length kept: the cut falls between rs[i-1] and rs[i].
+	for i := n; i >= lo; i-- {
+		prev, next := rs[i-1], rs[i]
+		switch {
+		case sentence < 0 && (prev == '。' || prev == '！' || prev == '？' || prev == '．'):
+			sentence = i
+		case sentence < 0 && (prev == '.' || prev == '!' || prev == '?') && next == ' ':
+			sentence = i
+		case space < 0 && next == ' ':
+			space = i
+		case comma < 0 && (prev == '、' || prev == '，' || prev == ',' || prev == '\u3000'):
+			comma = i
+		}
+	}
+	for _, c := range []int{sentence, space, comma} {
+		if c > 0 {
+			return c
+		}
+	}
+	return n
+}
 
 // FirstImage returns the src of the first <img> of sanitized HTML, "" for
-// none: an article's featured image.
-func FirstImage(html string) string { return "" }
+// none: an article's featured image. The src is returned as written
+// (absolute, or site-relative), entities decoded.
+func FirstImage(html string) string {
+	z := xhtml.NewTokenizer(strings.NewReader(html))
+	for {
+		switch z.Next() {
+		case xhtml.ErrorToken:
+			return ""
+		case xhtml.StartTagToken, xhtml.SelfClosingTagToken:
+			name, hasAttr := z.TagName()
+			if !hasAttr || atom.Lookup(name) != atom.Img {
+				continue
+			}
+			for more := true; more; {
+				var k, v []byte
+				k, v, more = z.TagAttr()
+				if string(k) == "src" {
+					if src := strings.TrimSpace(string(v)); src != "" {
+						return src
+					}
+				}
+			}
+		}
+	}
+}
 
 // KWICHit is one keyword-in-context line of a search result.
 type KWICHit struct{ Before, Match, After string }
 
 // KWIC returns up to max lines of text around case-insensitive matches of
-// any of terms, with about width characters on each side.
-func KWIC(text string, terms []string, width, max int) []KWICHit { return nil }
+// any of terms, with about width characters on each side. max ≤ 0 gives
+// none.
+//
+// Matching is rune by rune on lower-cased runes, so the positions found
+// are positions in text whatever the script (strings.ToLower of the whole
+// text may change byte lengths and shift every index after a "İ").
+// Where terms overlap at one position the longest wins. A match that
+// starts within width characters after the previous one's end joins its
+// line (Match then runs from the first match to the last), since it would
+// otherwise be shown twice; the Before of a later line never reaches back
+// into the previous line, so no text is repeated. "…" stands at each end
+// where text was left out.
+func KWIC(text string, terms []string, width, max int) []KWICHit {
+	if max <= 0 || text == "" {
+		return nil
+	}
+	if width < 0 {
+		width = 0
+	}
+	rs := []rune(text)
+	low := make([]rune, len(rs))
+	for i, r := range rs {
+		low[i] = unicode.ToLower(r)
+	}
+	pats := kwicTerms(terms)
+	if len(pats) == 0 {
+		return nil
+	}
+	type span struct{ start, end int }
+	var spans []span
+	for i := 0; i < len(low); {
+		n := matchAt(low, i, pats)
+		if n == 0 {
+			i++
+			continue
+		}
+		if k := len(spans) - 1; k >= 0 && i-spans[k].end <= width {
+			spans[k].end = i + n
+		} else {
+			if len(spans) == max {
+				break
+			}
+			spans = append(spans, span{i, i + n})
+		}
+		i += n
+	}
+	if len(spans) == 0 {
+		return nil
+	}
+	hits := make([]KWICHit, 0, len(spans))
+	prevEnd := 0 // where the previous line's After stopped
+	for k, s := range spans {
+		from := s.start - width
+		if from < prevEnd {
+			from = prevEnd
+		}
+		to := s.end + width
+		if k+1 < len(spans) && to > spans[k+1].start {
+			to = spans[k+1].start
+		}
+		if to > len(rs) {
+			to = len(rs)
+		}
+		before := string(rs[from:s.start])
+		if from > prevEnd || (from > 0 && k == 0) {
+			before = Ellipsis + strings.TrimLeftFunc(before, unicode.IsSpace)
+		}
+		after := string(rs[s.end:to])
+		next := len(rs)
+		if k+1 < len(spans) {
+			next = spans[k+1].start - width
+			if next < to {
+				next = to
+			}
+		}
+		if to < next {
+			after = strings.TrimRightFunc(after, unicode.IsSpace) + Ellipsis
+		}
+		hits = append(hits, KWICHit{Before: before, Match: string(rs[s.start:s.end]), After: after})
+		prevEnd = to
+	}
+	return hits
+}
+
+// kwicTerms lower-cases the distinct non-empty terms, longest first.
+func kwicTerms(terms []string) [][]rune {
+	var out [][]rune
+	seen := map[string]bool{}
+	for _, t := range terms {
+		t = strings.TrimSpace(t)
+		if t == "" {
+			continue
+		}
+		rs := []rune(t)
+		for i, r := range rs {
+			rs[i] = unicode.ToLower(r)
+		}
+		if key := string(rs); !seen[key] {
+			seen[key] = true
+			out = append(out, rs)
+		}
+	}
+	// Insertion sort: a search has a handful of terms.
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && len(out[j]) > len(out[j-1]); j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// matchAt returns the length of the first (longest) of pats at low[i:], 0
+// for none.
+func matchAt(low []rune, i int, pats [][]rune) int {
+next:
+	for _, p := range pats {
+		if len(p) > len(low)-i {
+			continue
+		}
+		for j, r := range p {
+			if low[i+j] != r {
+				continue next
+			}
+		}
+		return len(p)
+	}
+	return 0
+}

@@ -1,6 +1,6 @@
 // Package setup completes a new site (step 2 of the wizard): it creates the
-// primary persona with its key pair, stores the password and the domain, and
-// marks setup complete — all in one transaction, so a failure leaves nothing
+// primary persona with its key pair (and its site name, when given), stores
+// the password and the domain, and marks setup complete — all in one transaction, so a failure leaves nothing
 // half-made and a second attempt after success is refused.
 package setup
 
@@ -13,6 +13,7 @@ import (
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/auth"
 	"github.com/murlog/murlog/persona"
+	"github.com/murlog/murlog/siteconfig"
 	"github.com/murlog/murlog/store"
 )
 
@@ -23,6 +24,9 @@ type Input struct {
 	DisplayName     string
 	Password        string
 	PasswordConfirm string
+	// SiteName is the primary persona's site name (its public-site
+	// settings); optional, "" shows the display name.
+	SiteName string
 }
 
 // Service runs step 2.
@@ -68,6 +72,11 @@ func Validate(in *Input) []error {
 	}
 	if err := persona.ValidateDisplayName(in.DisplayName); err != nil {
 		errs = append(errs, err)
+	}
+	if v, err := siteconfig.CheckText("site_name", in.SiteName, siteconfig.MaxShort); err != nil {
+		errs = append(errs, err)
+	} else {
+		in.SiteName = v
 	}
 	if err := auth.ValidatePassword("password", in.Password); err != nil {
 		errs = append(errs, err)
@@ -157,6 +166,13 @@ func (s *Service) Run(ctx context.Context, in Input) (*murlog.Persona, error) {
 		p.CreatedAt, p.UpdatedAt = tx.Now(), tx.Now()
 		if err := tx.Personas().Create(p); err != nil {
 			return err
+		}
+		if in.SiteName != "" {
+			c := murlog.DefaultPubConfig(p.ID)
+			c.SiteName, c.UpdatedAt = in.SiteName, tx.Now()
+			if err := tx.PubConfigs().Put(c); err != nil {
+				return err
+			}
 		}
 		for k, v := range map[string]string{
 			murlog.SettingDomain:        in.Domain,

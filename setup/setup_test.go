@@ -1,6 +1,7 @@
 package setup
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/murlog/murlog"
@@ -38,6 +39,26 @@ func TestValidateRefusesSpoofingNames(t *testing.T) {
 		errs := Validate(in)
 		if len(errs) != 1 || murlog.AsError(errs[0]).Field != tc.field {
 			t.Errorf("Validate(username %q, display name %q) = %v; want one error on %s", tc.user, tc.display, errs, tc.field)
+		}
+	}
+}
+
+func TestValidateSiteName(t *testing.T) {
+	for _, tc := range []struct {
+		name, want string
+		ok         bool
+	}{
+		{"", "", true}, {"  My site  ", "My site", true}, {strings.Repeat("字", 50), strings.Repeat("字", 50), true},
+		{strings.Repeat("字", 51), "", false}, {"a\x00b", "", false}, {"caf\xe9", "", false},
+	} {
+		in := &Input{Domain: "example.com", Username: "alice", Password: "correct horse battery",
+			PasswordConfirm: "correct horse battery", SiteName: tc.name}
+		errs := Validate(in)
+		if tc.ok && (len(errs) != 0 || in.SiteName != tc.want) {
+			t.Errorf("site name %q: %v, %q; want %q", tc.name, errs, in.SiteName, tc.want)
+		}
+		if !tc.ok && (len(errs) != 1 || murlog.AsError(errs[0]).Field != "site_name") {
+			t.Errorf("site name %q: %v; want one error on site_name", tc.name, errs)
 		}
 	}
 }

@@ -12,7 +12,11 @@ package theme
 import (
 	"io/fs"
 	"log/slog"
-	"net/http"
+	"os"
+	"sort"
+	"sync"
+
+	"github.com/mailgun/raymond/v2"
 )
 
 // Default is the theme every other falls back to.
@@ -22,7 +26,8 @@ const Default = "default"
 type Options struct {
 	Log *slog.Logger
 	// OneShot keeps nothing between calls beyond what one process needs
-	// (CGI: one request per process), and skips work done for reuse.
+	// (CGI: one request per process), and skips work done for reuse:
+	// parsed templates are not kept.
 	OneShot bool
 }
 
@@ -31,12 +36,38 @@ type Options struct {
 type Set struct {
 	fsys fs.FS
 	o    Options
+
+	// mu guards the caches below. Loading happens under it (once per
+	// theme and template); executing a template does not.
+	mu       sync.Mutex
+	themes   map[string]*theme            // resolved theme.json, broken ones too (logged once)
+	pages    map[string]*raymond.Template // "<theme>/<tmpl>", partials registered
+	partials map[string]*parsed           // by file
+	hashes   map[string]string            // asset file → hash of what is served
 }
 
 // NewSet returns the themes of fsys. Nothing is read until needed.
-//
-// TODO(h-theme): everything below.
-func NewSet(fsys fs.FS, o Options) *Set { return &Set{fsys: fsys, o: o} }
+func NewSet(fsys fs.FS, o Options) *Set {
+	return &Set{fsys: fsys, o: o,
+		themes: map[string]*theme{}, pages: map[string]*raymond.Template{},
+		partials: map[string]*parsed{}, hashes: map[string]string{}}
+}
+
+// Open returns the Set of the folder dir (themes_dir) when it exists, and
+// of builtin (the themes compiled into the binary) otherwise.
+func Open(dir string, builtin fs.FS, o Options) *Set {
+	if st, err := os.Stat(dir); dir != "" && err == nil && st.IsDir() {
+		return NewSet(os.DirFS(dir), o)
+	}
+	return NewSet(builtin, o)
+}
+
+func (s *Set) log() *slog.Logger {
+	if s.o.Log != nil {
+		return s.o.Log
+	}
+	return slog.Default()
+}
 
 // Info is a theme as pages use it.
 type Info struct {
@@ -47,22 +78,95 @@ type Info struct {
 }
 
 // Names lists the usable themes, sorted.
-func (s *Set) Names() []string { return nil }
+func (s *Set) Names() []string {
+	ents, err := fs.ReadDir(s.fsys, ".")
+	if err != nil {
+		return nil
+	}
+	var out []string
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range ents {
+		if !e.IsDir() || !validName.MatchString(e.Name()) {
+			continue
+		}
+		if _, err := fs.Stat(s.fsys, e.Name()+"/theme.json"); err != nil {
+			continue
+		}
+		if t := s.load(e.Name(), nil); t.err == nil {
+			out = append(out, t.name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
 
 // Exists reports whether name is a valid theme name with a theme.json.
-func (s *Set) Exists(name string) bool { return false }
+func (s *Set) Exists(name string) bool {
+	if !validName.MatchString(name) {
+		return false
+	}
+	st, err := fs.Stat(s.fsys, name+"/theme.json")
+	return err == nil && st.Mode().IsRegular()
+}
+
+// use returns the usable theme name resolves to, and whether that is a
+// fallback; nil when not even Default is usable.
+func (s *Set) use(name string) (*theme, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t := s.load(name, nil); t.err == nil {
+		return t, false
+	}
+	if name != Default {
+		if t := s.load(Default, nil); t.err == nil {
+			return t, true
+		}
+	}
+	return nil, true
+}
 
 // Info describes the theme name resolves to: name itself, or Default
 // (with a logged error) when name is unknown, malformed or broken.
-func (s *Set) Info(name string) Info { return Info{Name: Default} }
+func (s *Set) Info(name string) Info {
+	t, _ := s.use(name)
+	if t == nil {
+		return Info{Name: Default}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	in := Info{Name: t.name, Vertical: t.m.WritingMode == "vertical-rl"}
+	for _, a := range t.css {
+		if u, err := s.assetURL(a); err == nil {
+			in.Stylesheets = append(in.Stylesheets, u)
+		}
+	}
+	for _, a := range t.js {
+		if u, err := s.assetURL(a); err == nil {
+			in.Scripts = append(in.Scripts, u)
+		}
+	}
+	return in
+}
 
-// Render renders the page template tmpl ("site", "post", "tag", "search",
-// "error") of theme name with ctx. It always returns a page: on any error
-// it logs and falls back to the default theme, and as a last resort to a
-// minimal built-in page naming the error. The bool is false when a
-// fallback was used.
-func (s *Set) Render(name, tmpl string, ctx any) ([]byte, bool) { return nil, false }
-
-// ServeAsset serves GET /themes/{theme}/{file}: content-hashed names only,
-// immutable; anything else 404.
-func (s *Set) ServeAsset(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) }
+// AssetURL is the content-hashed URL of the asset file (a path under
+// assets/ as theme.json lists it, css, js or files, inherited ones
+// included) of the theme name resolves to, or "" when it has none. Pages
+// need it for files loaded by condition, such as analytics.js.
+func (s *Set) AssetURL(name, file string) string {
+	t, _ := s.use(name)
+	if t == nil {
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, list := range [][]assetRef{t.css, t.js, t.files} {
+		for _, a := range list {
+			if a.path == file {
+				u, _ := s.assetURL(a)
+				return u
+			}
+		}
+	}
+	return ""
+}

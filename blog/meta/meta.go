@@ -5,7 +5,11 @@
 package meta
 
 import (
+	"net"
+	"net/url"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/murlog/murlog"
 )
@@ -61,7 +65,7 @@ type Analytics struct {
 type Input struct {
 	Site    murlog.Site
 	Kind    string // "site", "post", "tag", "search", "error"
-	Lang    string // BCP 47, "" for unknown
+	Lang    string // BCP 47, "" for unknown (a post page: the post's language, else the site's)
 	Persona *murlog.Persona
 	Config  *murlog.PubConfig
 	// SiteName is the persona's site name as shown (config, or display
@@ -71,16 +75,82 @@ type Input struct {
 	Post *murlog.Post
 	// Title, Description and Image are the page's, already extracted
 	// (articles: title, excerpt, first image; notes: an excerpt).
+	// A post page with no Title takes an excerpt of Description; a tag
+	// or search page with no Title gets "#tag" or the query.
 	Title, Description, Image string
 	// Canonical is the page's own URL without query (post pages: the
 	// post's URL; site page: the persona's URL or "/" for the primary).
+	// A site-relative value is made absolute; "" is derived from the
+	// persona, post or tag.
 	Canonical string
 	// AuthorName is the author shown (config author or display name).
 	AuthorName string
+	// AvatarURL is the persona's avatar (absolute or site-relative), the
+	// image of pages that have none of their own; "" for none.
+	AvatarURL string
+	// Tag is the tag of a tag page, Query the query of a search page.
+	Tag, Query string
 	// GAMeasurementID from the persona's extensions; "" for none.
 	GAMeasurementID string
 	NoIndex, NoAI   bool // the site's robots settings
 	// FeedRSS and FeedAtom are the feed URLs of this page ("" for none).
 	FeedRSS, FeedAtom string
 	Now               time.Time
+}
+
+// IsLink reports whether a profile field's value is a link, and returns
+// the href to write: only a whole value that parses as an absolute http or
+// https URL with a host name (or IP address) and no user info
+// ("https://bank.example@evil.test" is refused), so that rel="me" never
+// points at text that merely looks like an address. The href is the
+// parsed URL written back (path and query escaped), the host as written:
+// browsers turn an international name into its ASCII form themselves.
+func IsLink(value string) (href string, ok bool) {
+	v := strings.TrimSpace(value)
+	if v == "" || len(v) > 2048 || strings.ContainsAny(v, " \t\r\n<>\"`\\") {
+		return "", false
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Opaque != "" || u.User != nil {
+		return "", false
+	}
+	host, port := u.Hostname(), u.Port()
+	if strings.HasSuffix(u.Host, ":") || (port != "" && !allDigits(port)) {
+		return "", false
+	}
+	if net.ParseIP(host) == nil && !hostName(host) {
+		return "", false
+	}
+	rest := *u
+	rest.Scheme, rest.Host = "", ""
+	return u.Scheme + "://" + u.Host + rest.String(), true
+}
+
+// hostName reports a DNS name: dot-separated labels of letters (any
+// script), digits and inner hyphens, with an optional final dot.
+func hostName(h string) bool {
+	h = strings.TrimSuffix(h, ".")
+	if h == "" || len(h) > 253 {
+		return false
+	}
+	for _, label := range strings.Split(h, ".") {
+		if label == "" || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for _, r := range label {
+			if r != '-' && !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.Is(unicode.Mn, r) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }

@@ -1,6 +1,13 @@
 package sqlite
 
-import "github.com/murlog/murlog"
+import (
+	"errors"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/murlog/murlog"
+)
 
 type pubConfigs struct{ t *tx }
 
@@ -39,5 +46,11 @@ func (r pubConfigs) Put(c *murlog.PubConfig) error {
 		c.PersonaID, c.SiteName, c.Subtitle, c.Author, c.Introduction, c.DesignTheme, boolInt(c.ShowServiceHeader),
 		boolInt(c.ShowSiteName), boolInt(c.ShowPagination), boolInt(c.ShowSideProfile), c.SideRecent, c.SidePopular,
 		ext, micros(c.UpdatedAt))
+	// The only CHECK of the table bounds extensions; the caller validates,
+	// so this is a bug upstream, but it is the input that is wrong.
+	var se *sqlite.Error
+	if errors.As(err, &se) && se.Code() == sqlite3.SQLITE_CONSTRAINT_CHECK {
+		return murlog.Invalid("extensions", "at most 4096 characters")
+	}
 	return err
 }

@@ -1,8 +1,12 @@
 package sqlite
 
 import (
+	"database/sql"
+	"encoding/json"
 	"errors"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/store"
@@ -10,30 +14,288 @@ import (
 
 // publicPosts are the anonymous reader's queries. Each includes
 // publicPredicate; "listed" adds visibility = 'public'.
+//
+// Every query has one of a few fixed texts (variable inputs such as id
+// lists and search terms travel as one JSON or FTS parameter), so the
+// per-connection statement cache, which is keyed by the text, stays small
+// whatever readers send.
 type publicPosts struct{ t *tx }
+
+// listed is the predicate of lists, tag pages, neighbours, search, feeds
+// and the sitemap.
+const listed = publicPredicate + ` AND visibility = 'public'`
 
 func (r publicPosts) Get(id string, now time.Time) (*murlog.Post, error) {
 	return one(r.t, "post", "SELECT "+postCols+" FROM posts WHERE id = ? AND "+publicPredicate, scanPost, id, micros(now))
 }
 
-// TODO(h-store): the queries below.
-var errTODO = errors.New("sqlite: public posts query not written yet")
+// cursor is the (published_at, id) key of a listed, published post.
+type cursor struct {
+	pub int64
+	id  string
+}
 
+// cursorKey reads the sort key of the post a page continues after. It must
+// be listed and published: a cursor must not reveal anything about drafts,
+// and a post outside every list has no place in one.
+func (r publicPosts) cursorKey(id string, now int64) (*cursor, error) {
+	if id == "" {
+		return nil, nil
+	}
+	var pub int64
+	err := r.t.queryRow("SELECT published_at FROM posts WHERE id = ? AND "+listed, []any{id, now}, &pub)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, murlog.Invalid("cursor", "unknown cursor")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &cursor{pub: pub, id: id}, nil
+}
+
+// sortKey names the columns holding a query's (published_at, id) order.
+// Tag pages walk post_tags_page, whose copy of published_at must bound the
+// range itself (upper says so): the predicate bounds only posts' column.
+type sortKey struct {
+	pub, id string
+	upper   bool
+}
+
+var (
+	postsKey = sortKey{pub: "published_at", id: "id"}
+	tagsKey  = sortKey{pub: "t.pub_at", id: "t.post_id", upper: true}
+)
+
+// page completes a listed query with the cursor range, the order and the
+// limit. It bounds the index range on both ends, as posts.List does: going
+// newest first after a cursor, the predicate's upper bound becomes the
+// cursor's published_at (itself ≤ now, so the predicate still holds);
+// going oldest first, an explicit lower bound on published_at lets SQLite
+// seek to the cursor instead of walking every older entry to test the row
+// value. Deep pages then cost what the first one does.
+//
+// where holds the query up to and including listed; args its arguments,
+// of which args[nowSlot] is now's slot in publicPredicate.
+func page(where string, args []any, nowSlot int, k sortKey, c *cursor, oldest bool, limit int) (string, []any) {
+	q := where
+	if c != nil && !oldest {
+		args[nowSlot] = c.pub
+	}
+	if k.upper {
+		q += " AND " + k.pub + " <= ?"
+		args = append(args, args[nowSlot])
+	}
+	switch {
+	case c != nil && oldest:
+		q += " AND " + k.pub + " >= ? AND (" + k.pub + ", " + k.id + ") > (?, ?)"
+		args = append(args, c.pub, c.pub, c.id)
+	case c != nil:
+		q += " AND (" + k.pub + ", " + k.id + ") < (?, ?)"
+		args = append(args, c.pub, c.id)
+	}
+	if oldest {
+		q += " ORDER BY " + k.pub + ", " + k.id + " LIMIT ?"
+	} else {
+		q += " ORDER BY " + k.pub + " DESC, " + k.id + " DESC LIMIT ?"
+	}
+	return q, append(args, limit)
+}
+
+// List reads a tag page from post_tags_page in order, joining each entry to
+// its post; other lists walk the posts indexes.
 func (r publicPosts) List(q store.PublicQuery) ([]*murlog.Post, error) {
-	return nil, murlog.Internal(errTODO)
+	if q.Limit <= 0 {
+		return nil, murlog.Invalid("limit", "must be positive")
+	}
+	now := micros(q.Now)
+	c, err := r.cursorKey(q.After, now)
+	if err != nil {
+		return nil, err
+	}
+	where, key := "SELECT "+postCols+" FROM posts WHERE ", postsKey
+	var args []any
+	if q.Tag != "" {
+		// post_tags has none of posts' column names, so the columns and
+		// the predicate need no qualifier.
+		where, key = "SELECT "+postCols+" FROM post_tags t JOIN posts p ON p.id = t.post_id WHERE t.tag = lower(?) AND ", tagsKey
+		args = append(args, q.Tag)
+	}
+	nowSlot := len(args)
+	where += listed
+	args = append(args, now)
+	if q.PersonaID != "" {
+		where += " AND persona_id = ?"
+		args = append(args, q.PersonaID)
+	}
+	query, args := page(where, args, nowSlot, key, c, q.Oldest, q.Limit)
+	return manyPosts(r.t, q.Limit, query, args...)
 }
+
+// Neighbours takes p's persona and sort key as given: the caller read p
+// through Get a moment ago, and a second read would only repeat it.
 func (r publicPosts) Neighbours(p *murlog.Post, now time.Time) (*murlog.Post, *murlog.Post, error) {
-	return nil, nil, murlog.Internal(errTODO)
+	if !p.PublicAt(now) {
+		return nil, nil, murlog.Invalid("post", "not published")
+	}
+	c := &cursor{pub: micros(*p.PublishedAt), id: p.ID}
+	where := "SELECT " + postCols + " FROM posts WHERE " + listed + " AND persona_id = ?"
+	var older, newer *murlog.Post
+	for _, n := range []struct {
+		oldest bool
+		dst    **murlog.Post
+	}{{false, &older}, {true, &newer}} {
+		query, args := page(where, []any{micros(now), p.PersonaID}, 0, postsKey, c, n.oldest, 1)
+		ps, err := manyPosts(r.t, 1, query, args...)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(ps) == 1 {
+			*n.dst = ps[0]
+		}
+	}
+	return older, newer, nil
 }
+
 func (r publicPosts) ByIDs(ids []string, now time.Time) ([]*murlog.Post, error) {
-	return nil, murlog.Internal(errTODO)
+	if len(ids) > store.MaxByIDs {
+		return nil, murlog.Invalid("ids", "at most %d ids", store.MaxByIDs)
+	}
+	if len(ids) == 0 {
+		return []*murlog.Post{}, nil
+	}
+	list, _ := json.Marshal(ids) // strings only
+	found, err := manyPosts(r.t, len(ids), "SELECT "+postCols+" FROM posts WHERE id IN (SELECT value FROM json_each(?)) AND "+listed,
+		string(list), micros(now))
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]*murlog.Post, len(found))
+	for _, p := range found {
+		byID[p.ID] = p
+	}
+	out := make([]*murlog.Post, 0, len(found))
+	for _, id := range ids {
+		if p, ok := byID[id]; ok {
+			out = append(out, p)
+			delete(byID, id) // a repeated id is dropped
+		}
+	}
+	return out, nil
 }
+
+// minTrigram is the shortest term the trigram index can find; maxMatch
+// bounds the part of a term sent to it. A phrase costs FTS5 work per
+// trigram times the occurrences of each, so a 10,000-character term of a
+// repeated word took 0.2 s on a single post; its first maxMatch characters
+// are as selective, and the whole term is then checked on those rows.
+const (
+	minTrigram = 3
+	maxMatch   = 256
+)
+
+// Search sends terms of three characters or more to the trigram index as
+// FTS5 strings (so no query syntax gets through) and scans the rows that
+// remain for shorter terms, which no trigram can match. Scanned terms are
+// case-folded by SQLite's lower(), ASCII only, like tags; the trigram
+// tokenizer folds case on its own.
 func (r publicPosts) Search(q store.SearchQuery) ([]*murlog.Post, error) {
-	return nil, murlog.Internal(errTODO)
+	if q.Limit <= 0 {
+		return nil, murlog.Invalid("limit", "must be positive")
+	}
+	var match []string
+	scan := []string{}
+	for _, term := range q.Terms {
+		n := utf8.RuneCountInString(term)
+		if n > maxMatch {
+			scan = append(scan, term)
+			term = string([]rune(term)[:maxMatch])
+		}
+		switch {
+		case n >= minTrigram:
+			match = append(match, `"`+strings.ReplaceAll(term, `"`, `""`)+`"`)
+		case n > 0:
+			scan = append(scan, term)
+		}
+	}
+	if len(match) == 0 && len(scan) == 0 {
+		return nil, murlog.Invalid("q", "no search terms")
+	}
+	now := micros(q.Now)
+	c, err := r.cursorKey(q.After, now)
+	if err != nil {
+		return nil, err
+	}
+	where := "SELECT " + postCols + " FROM posts WHERE " + listed
+	args := []any{now}
+	if q.PersonaID != "" {
+		where += " AND persona_id = ?"
+		args = append(args, q.PersonaID)
+	}
+	if len(match) > 0 {
+		where += ` AND id IN (SELECT s.post_id FROM post_search_ids s
+			WHERE s.rowid IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?))`
+		args = append(args, strings.Join(match, " AND "))
+	}
+	if len(scan) > 0 {
+		list, _ := json.Marshal(scan)
+		where += ` AND NOT EXISTS (SELECT 1 FROM json_each(?) WHERE instr(lower(title || ' ' || source), lower(value)) = 0)`
+		args = append(args, string(list))
+	}
+	query, args := page(where, args, 0, postsKey, c, false, q.Limit)
+	return manyPosts(r.t, q.Limit, query, args...)
 }
+
 func (r publicPosts) Sitemap(now time.Time, limit int) ([]store.SitemapEntry, error) {
-	return nil, murlog.Internal(errTODO)
+	if limit <= 0 {
+		return nil, murlog.Invalid("limit", "must be positive")
+	}
+	rows, err := r.t.query(`SELECT p.id, u.username, p.published_at, p.updated_at
+		FROM posts p JOIN personas u ON u.id = p.persona_id
+		WHERE `+listed+` ORDER BY p.published_at DESC, p.id DESC LIMIT ?`, micros(now), limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make([]store.SitemapEntry, 0, min(limit, 1024))
+	for rows.Next() {
+		var e store.SitemapEntry
+		var pub, upd int64
+		if err := rows.Scan(&e.ID, &e.Username, &pub, &upd); err != nil {
+			return nil, mapErr(err)
+		}
+		e.PublishedAt, e.UpdatedAt = fromMicros(pub), fromMicros(upd)
+		out = append(out, e)
+	}
+	return out, mapErr(rows.Err())
 }
+
+// NextPublication reads the partial index of publishable posts: its WHERE
+// clause is repeated so the planner may use it.
 func (r publicPosts) NextPublication(now time.Time) (*time.Time, error) {
-	return nil, murlog.Internal(errTODO)
+	var next sql.NullInt64
+	err := r.t.queryRow(`SELECT min(published_at) FROM posts
+		WHERE published_at IS NOT NULL AND visibility IN ('public', 'unlisted') AND published_at > ?`,
+		[]any{micros(now)}, &next)
+	if err != nil {
+		return nil, err
+	}
+	return fromNullMicros(next), nil
+}
+
+// manyPosts runs a query of postCols rows; capacity is the expected count.
+func manyPosts(t *tx, capacity int, query string, args ...any) ([]*murlog.Post, error) {
+	rows, err := t.query(query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make([]*murlog.Post, 0, min(capacity, 1024))
+	for rows.Next() {
+		p, err := scanPost(rows)
+		if err != nil {
+			return nil, mapErr(err)
+		}
+		out = append(out, p)
+	}
+	return out, mapErr(rows.Err())
 }

@@ -20,26 +20,35 @@ CREATE TABLE pub_configs (
     updated_at          INTEGER NOT NULL
 ) WITHOUT ROWID;
 
--- One row per (tag, post), the tag lower-cased (ASCII, as SQLite's lower()):
--- a tag page walks only its own posts.
+-- One row per (tag, post), the tag lower-cased (ASCII, as SQLite's lower()),
+-- with the post's published_at copied as pub_at: a tag page walks
+-- post_tags_page in publication order from its cursor and reads only the
+-- posts it shows, instead of collecting every post of the tag to sort them.
+-- (The copy has its own name so the publication predicate, which names
+-- posts' columns unqualified, stays unambiguous in the join.)
 CREATE TABLE post_tags (
     tag     TEXT NOT NULL,
     post_id TEXT NOT NULL REFERENCES posts (id) ON DELETE CASCADE,
+    pub_at  INTEGER, -- posts.published_at
     PRIMARY KEY (tag, post_id)
 ) WITHOUT ROWID;
 CREATE INDEX post_tags_post ON post_tags (post_id);
+CREATE INDEX post_tags_page ON post_tags (tag, pub_at, post_id);
 
 CREATE TRIGGER post_tags_insert AFTER INSERT ON posts BEGIN
-    INSERT OR IGNORE INTO post_tags (tag, post_id) SELECT lower(value), NEW.id FROM json_each(NEW.tags);
+    INSERT OR IGNORE INTO post_tags (tag, post_id, pub_at)
+        SELECT lower(value), NEW.id, NEW.published_at FROM json_each(NEW.tags);
 END;
-CREATE TRIGGER post_tags_update AFTER UPDATE OF tags ON posts BEGIN
+CREATE TRIGGER post_tags_update AFTER UPDATE OF tags, published_at ON posts BEGIN
     DELETE FROM post_tags WHERE post_id = OLD.id;
-    INSERT OR IGNORE INTO post_tags (tag, post_id) SELECT lower(value), NEW.id FROM json_each(NEW.tags);
+    INSERT OR IGNORE INTO post_tags (tag, post_id, pub_at)
+        SELECT lower(value), NEW.id, NEW.published_at FROM json_each(NEW.tags);
 END;
 CREATE TRIGGER post_tags_delete AFTER DELETE ON posts BEGIN
     DELETE FROM post_tags WHERE post_id = OLD.id;
 END;
-INSERT OR IGNORE INTO post_tags (tag, post_id) SELECT lower(j.value), p.id FROM posts p, json_each(p.tags) j;
+INSERT OR IGNORE INTO post_tags (tag, post_id, pub_at)
+    SELECT lower(j.value), p.id, p.published_at FROM posts p, json_each(p.tags) j;
 
 -- Site search: FTS5 over the title and the source, with the trigram
 -- tokenizer, which finds Japanese words without spaces between them. The
