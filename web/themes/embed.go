@@ -15,7 +15,7 @@ import (
 // The patterns need at least one theme folder to match (go:embed refuses
 // a pattern that matches nothing); default always exists.
 //
-//go:embed README.md
+//go:embed */theme.json */templates */assets
 var files embed.FS
 
 // FS returns the built-in themes, rooted like themes_dir: <name>/theme.json.
