@@ -72,7 +72,7 @@ async function main() {
   fs.writeFileSync(path.join(outdir, `${spec.theme}${spec.run ? '-' + spec.run : ''}-report.json`), JSON.stringify(report, (k, v) => (k === 'html' ? undefined : v), 2));
   const failed = report.results.filter((r) => r.failures.length);
   for (const r of report.results) {
-    console.log(`${r.failures.length ? 'FAIL' : 'ok  '} ${spec.theme} ${r.page} ${r.width}px  CLS ${r.cls.toFixed(4)}  ${r.ms} ms${r.externalScripts.length ? '  scripts: ' + r.externalScripts.join(' ') : ''}`);
+    console.log(`${r.failures.length ? 'FAIL' : 'ok  '} ${spec.theme} ${r.page} ${r.width}px  CLS ${r.cls.toFixed(4)} (hydration ${(r.hydrationCLS ?? 0).toFixed(4)})  ${r.ms} ms${r.externalScripts.length ? '  scripts: ' + r.externalScripts.join(' ') : ''}`);
     for (const f of r.failures) console.log(`       - ${f}`);
     for (const w of r.warnings) console.log(`       warning: ${w}`);
   }

@@ -26,9 +26,14 @@ export function watch() {
         if (e.hadRecentInput) continue;
         w.shifts.push({
           value: e.value, time: e.startTime, afterHydration: w.hydratedAt !== null,
-          sources: (e.sources || []).map((s) => (s.node && s.node.nodeType === 1
-            ? s.node.tagName.toLowerCase() + (s.node.id ? '#' + s.node.id : '') + (s.node.className && typeof s.node.className === 'string' ? '.' + s.node.className.trim().split(/\s+/).join('.') : '')
-            : String(s.node && s.node.nodeName))),
+          sources: (e.sources || []).map((s) => {
+            const n = s.node;
+            const name = n && n.nodeType === 1
+              ? n.tagName.toLowerCase() + (n.id ? '#' + n.id : '') + (typeof n.className === 'string' && n.className.trim() ? '.' + n.className.trim().split(/\s+/).join('.') : '')
+              : String(n && n.nodeName);
+            const r = (b) => `${Math.round(b.x)},${Math.round(b.y)} ${Math.round(b.width)}x${Math.round(b.height)}`;
+            return `${name} ${r(s.previousRect)} -> ${r(s.currentRect)}`;
+          }),
         });
       }
     }).observe({ type: 'layout-shift', buffered: true });
@@ -125,6 +130,11 @@ export function inspect() {
     innerWidth: window.innerWidth,
     headerWidth: header ? header.getBoundingClientRect().width : null,
     cls: window.__murlogWatch.shifts.reduce((s, e) => s + e.value, 0),
+    // When hydration started: the first request to the public read API
+    // (resource timing), so that shifts from then on are the hydration's
+    // even from a script that does not say when it is done.
+    hydrationStart: performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/pub/'))
+      .reduce((m, e) => Math.min(m, e.startTime), Infinity),
     shifts: window.__murlogWatch.shifts,
     csp: window.__murlogWatch.csp,
     inserted: window.__murlogWatch.inserted,
