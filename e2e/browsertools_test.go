@@ -53,7 +53,7 @@ func requireBrowserTools(t *testing.T) browserTools {
 	}
 	for _, f := range []struct{ path, hint string }{
 		{tl.chromium, "apt-get install chromium"},
-		{"/usr/share/fonts/opentype/noto", "apt-get install fonts-noto-cjk"},
+		{"/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc", "apt-get install fonts-noto-cjk"},
 		{filepath.Join(tl.dir, "node_modules", "playwright-core", "package.json"), "cd e2e/browser && npm ci"},
 		{tl.vnu, "cd e2e/browser && npm ci"},
 	} {
