@@ -95,6 +95,7 @@ func (s *Server) registerPosts() {
 		if err != nil {
 			return nil, err
 		}
+		s.changed()
 		return s.postView(ctx, created, true)
 	})
 	register(s, "posts.update", owner, true, func(ctx context.Context, p *postUpdateParams) (any, error) {
@@ -118,10 +119,15 @@ func (s *Server) registerPosts() {
 		if err != nil {
 			return nil, err
 		}
+		s.changed()
 		return s.postView(ctx, updated, true)
 	})
 	register(s, "posts.delete", owner, true, func(ctx context.Context, p *idParams) (any, error) {
-		return nil, s.deps.Posts.Delete(ctx, p.ID)
+		if err := s.deps.Posts.Delete(ctx, p.ID); err != nil {
+			return nil, err
+		}
+		s.changed()
+		return nil, nil
 	})
 	register(s, "posts.get", public, false, func(ctx context.Context, p *idParams) (any, error) {
 		a := audience(ctx)

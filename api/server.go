@@ -35,9 +35,9 @@ type Deps struct {
 	Queue      queue.Inspector
 	// Now is the clock the views use to name a post's state; time.Now when nil.
 	Now func() time.Time
-	// Changed, when set, is called after a persona's profile or a site
-	// setting changed, so rendered copies (the federation documents) are
-	// dropped.
+	// Changed, when set, is called after a post, a persona's profile or a
+	// site setting changed, so rendered copies (the federation documents,
+	// the blog's cached lists) are dropped.
 	Changed func()
 	// Social is the federation's domain service; with it nil the social
 	// methods (methods_social*.go) answer unavailable.

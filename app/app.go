@@ -20,6 +20,7 @@ import (
 	"github.com/murlog/murlog/admin"
 	"github.com/murlog/murlog/api"
 	"github.com/murlog/murlog/auth"
+	"github.com/murlog/murlog/blog"
 	"github.com/murlog/murlog/config"
 	"github.com/murlog/murlog/domains"
 	"github.com/murlog/murlog/federation"
@@ -34,6 +35,7 @@ import (
 	"github.com/murlog/murlog/siteconfig"
 	"github.com/murlog/murlog/social"
 	"github.com/murlog/murlog/store"
+	"github.com/murlog/murlog/theme"
 	"github.com/murlog/murlog/worker"
 )
 
@@ -83,6 +85,9 @@ type App struct {
 	mu  sync.Mutex                    // serialises configure and rewire
 	cfg atomic.Pointer[config.Config] // the current startup config (defaults before step 1)
 	rt  atomic.Pointer[runtime]       // nil until murlog.ini exists and the DB is open
+
+	themesOnce sync.Once
+	themes     *theme.Set // the public blog's themes, built once (see themeSet)
 }
 
 // runtime is everything that exists once the database is open.
@@ -109,7 +114,11 @@ type runtime struct {
 	resolver  *federation.Resolver
 	verifier  *federation.Verifier
 	inbox     *federation.Inbox // nil until setup is complete
-	mentions  post.Mentions     // resolves mentions at post time; nil until a resolver is wired
+	blog      *blog.Handler     // the public site; nil until setup is complete
+	// blogLoader is the blog's model loader (its caches of personas,
+	// settings and post texts); nil until setup is complete.
+	blogLoader *blog.Loader
+	mentions   post.Mentions // resolves mentions at post time; nil until a resolver is wired
 	// siteConfig is the personas' public-site settings (app/siteconfig.go).
 	siteConfig *siteconfig.Service
 	// dropPages, when set, drops the blog's rendered pages: it is called
@@ -257,11 +266,12 @@ func (a *App) wire(ctx context.Context, cfg *config.Config, eng *engine) (*runti
 		// The federation documents name the domain, known once setup is
 		// complete.
 		a.wireFederation(rt)
-		changed = rt.fed.Invalidate
+		a.wireBlog(rt)
+		changed = func() { rt.fed.Invalidate(); rt.blogLoader.Invalidate() }
 	}
 	// A persona's public-site settings show only on its pages: the
 	// federation documents do not change with them.
-	rt.siteConfig = newSiteConfig(db, a.log, rt.pubConfigChanged)
+	rt.siteConfig = newSiteConfig(db, a.log, a.themeSet(cfg), rt.pubConfigChanged)
 	rpc := api.New(socialAPI(rt, api.Deps{Site: rt.site, Cookies: cookies, Auth: rt.auth, Personas: persona.New(db),
 		Posts: newPosts(rt), Settings: settings.New(db), SiteConfig: rt.siteConfig,
 		Domains: domains.New(db), Queue: rt.queue, Now: a.opts.Now, Changed: changed}), a.log)
@@ -331,16 +341,19 @@ func (a *App) routes() http.Handler {
 		mux.HandleFunc(p, a.federation)
 	}
 	mux.HandleFunc("POST /inbox", a.inbox)
+	for _, p := range blog.Patterns() {
+		mux.HandleFunc(p, a.blog)
+	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && federation.IsInboxPath(r.URL.Path) {
 			a.inbox(w, r)
 			return
 		}
 		if (r.Method == http.MethodGet || r.Method == http.MethodHead) && federation.IsProfilePath(r.URL.Path) {
-			a.federation(w, r)
+			a.profile(w, r)
 			return
 		}
-		httpd.WriteError(w, r, a.log, murlog.NotFound("page"))
+		a.notFound(w, r)
 	})
 	var h http.Handler = mux
 	if a.opts.CavageOnly {

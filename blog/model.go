@@ -65,6 +65,9 @@ type ThemeView struct {
 	// as content-hashed URLs (/themes/<name>/<file>.<hash>.<ext>).
 	Stylesheets []string `handlebars:"stylesheets"`
 	Scripts     []string `handlebars:"scripts"`
+	// Analytics is the hashed URL of the theme's analytics.js, set only
+	// on pages that send a Google Analytics page_view (meta.ga).
+	Analytics string `handlebars:"analytics"`
 }
 
 // SiteView is the persona's site: what the header and footer show.

@@ -201,10 +201,27 @@ func (bs *benchSite) variants() []variant {
 			return resp.Responded, nil
 		}
 	}
-	var getH, listH []time.Duration
+	page := func(path, want string, handler *[]time.Duration) func() (time.Duration, error) {
+		h := http.Header{"Accept": {"text/html,application/xhtml+xml"}}
+		return func() (time.Duration, error) {
+			resp, err := bs.murlog.Do(http.MethodGet, path, h, nil)
+			if err != nil {
+				return 0, err
+			}
+			if resp.Status != http.StatusOK || !bytes.Contains(resp.Body, []byte(want)) {
+				return 0, fmt.Errorf("GET %s: status %d, body %.300s; want 200 with %q\nstderr: %s", path, resp.Status, resp.Body, want, resp.Stderr)
+			}
+			if d, ok := handlerTime(resp.Stderr); ok {
+				*handler = append(*handler, d)
+			}
+			return resp.Responded, nil
+		}
+	}
+	var getH, listH, pageH []time.Duration
 	return []variant{
 		{"murlog-posts.get", "murlog cgi posts.get", rpc("posts.get", map[string]string{"id": bs.postID}, bs.postID, &getH), &getH},
 		{"murlog-posts.list", "murlog cgi posts.list", rpc("posts.list", map[string]any{}, `"items"`, &listH), &listH},
+		{"murlog-post-page", "murlog cgi post page (HTML, themed)", page("/@alice/"+bs.postID, "<article", &pageH), &pageH},
 		{"murlog-version", "murlog version (start-up, no CGI work)", exe(bs.murlog.Program, "version"), nil},
 		{"baseline-select", "baseline: Go+sqlite, one SELECT", base(), nil},
 		{"baseline-hello", "baseline: Go+sqlite linked, no DB", base("CGIBASELINE_MODE=hello"), nil},

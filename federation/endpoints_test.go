@@ -167,7 +167,14 @@ func TestActorNegotiation(t *testing.T) {
 			r := get(t, base, path, c.accept)
 			wantHeader(t, r, "Vary", "Accept", path)
 			if !c.ap {
-				wantStatus(t, r, 404, path+" Accept "+c.accept)
+				// Browsers get the blog: the site page, and a 404 page
+				// for the key (no post has that id).
+				want := 200
+				if path != "/@alice" {
+					want = 404
+				}
+				wantStatus(t, r, want, path+" Accept "+c.accept)
+				wantHeader(t, r, "Content-Type", "text/html; charset=utf-8", path)
 				continue
 			}
 			wantStatus(t, r, 200, path+" Accept "+c.accept)
@@ -363,7 +370,7 @@ func TestNotesAndVisibility(t *testing.T) {
 		t.Errorf("article summary = %v; want none (Mastodon shows summary as a content warning)", n["summary"])
 	}
 
-	wantStatus(t, get(t, base, "/@alice/"+pub.ID, "text/html"), 404, "note as HTML")
+	wantStatus(t, get(t, base, "/@alice/"+pub.ID, "text/html"), 200, "note as HTML (the blog's post page)")
 	wantStatus(t, get(t, base, "/@alice/"+murlog.NewID(), apAccept), 404, "unknown post")
 	wantStatus(t, get(t, base, "/@alice/not-an-id", apAccept), 404, "bad id")
 }

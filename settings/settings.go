@@ -38,6 +38,14 @@ const (
 	keyAllowQuotes   = "allow_quotes"
 )
 
+// Keys the public blog reads in its own page transaction (the site's
+// language and robots preferences), exported so their names live here.
+const (
+	KeyLanguage      = keyLanguage
+	KeyRobotsNoindex = keyRobotsNoindex
+	KeyRobotsNoAI    = keyRobotsNoAI
+)
+
 // Limits, in characters.
 const (
 	MaxTitle       = 200

@@ -1,0 +1,77 @@
+package app
+
+import (
+	"net/http"
+
+	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/activitypub"
+	"github.com/murlog/murlog/blog"
+	"github.com/murlog/murlog/config"
+	"github.com/murlog/murlog/federation"
+	"github.com/murlog/murlog/httpd"
+	"github.com/murlog/murlog/theme"
+	"github.com/murlog/murlog/web/themes"
+)
+
+// themeSet returns the app's themes, built once: themes_dir when it
+// exists, else the copy built into the binary. The set parses templates as
+// pages need them and keeps them, so a rewire after setup must not throw
+// that away.
+func (a *App) themeSet(cfg *config.Config) *theme.Set {
+	a.themesOnce.Do(func() {
+		a.themes = theme.Open(cfg.ThemesDir, themes.FS(), theme.Options{Log: a.log, OneShot: a.opts.OneShot})
+	})
+	return a.themes
+}
+
+// wireBlog builds the public site once setup is complete (its URLs name
+// the domain).
+//
+// A resident process keeps the personas and settings the pages read for
+// a few seconds (dropped at once by the changes this process makes, and
+// converging with other processes by the TTL, as the federation
+// documents do), and the texts derived from post HTML; a CGI process
+// keeps nothing.
+func (a *App) wireBlog(rt *runtime) {
+	l := &blog.Loader{Site: rt.site, Store: rt.eng.store, Themes: a.themeSet(rt.cfg), Log: a.log, Now: a.opts.Now}
+	if !a.opts.OneShot {
+		l.SiteTTL, l.TextCache = blogSiteTTL, blogTextCache
+	}
+	rt.blogLoader, rt.blog, rt.dropPages = l, blog.NewHandler(l), l.Invalidate
+}
+
+// The blog's caches in a resident process.
+const (
+	blogSiteTTL   = federation.DefaultTTL
+	blogTextCache = 4096 // posts; a few hundred bytes each
+)
+
+// blog serves the public site once setup is complete (the guard answers
+// before that).
+func (a *App) blog(w http.ResponseWriter, r *http.Request) {
+	if rt := a.rt.Load(); rt != nil && rt.blog != nil {
+		rt.blog.ServeHTTP(w, r)
+		return
+	}
+	httpd.WriteError(w, r, a.log, murlog.NotFound("page"))
+}
+
+// profile serves a GET of "/@name…": the ActivityPub JSON to servers that
+// ask for it, the blog to everyone else. Both answer Vary: Accept.
+func (a *App) profile(w http.ResponseWriter, r *http.Request) {
+	if activitypub.Accepts(r.Header.Get("Accept")) {
+		a.federation(w, r)
+		return
+	}
+	a.blog(w, r)
+}
+
+// notFound answers what no route serves: the blog's themed page to a
+// browser, the error document to everything else.
+func (a *App) notFound(w http.ResponseWriter, r *http.Request) {
+	if rt := a.rt.Load(); rt != nil && rt.blog != nil && httpd.WantsHTML(r) {
+		rt.blog.NotFound(w, r)
+		return
+	}
+	httpd.WriteError(w, r, a.log, murlog.NotFound("page"))
+}

@@ -1,0 +1,351 @@
+package blog
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/httpd"
+	"github.com/murlog/murlog/store"
+	"github.com/murlog/murlog/theme"
+)
+
+// MaxByIDsBody bounds the body of POST /api/pub/posts/by-ids: 20 ids in
+// JSON take about 800 bytes.
+const MaxByIDsBody = 4 << 10
+
+// maxUsername bounds the name part of "/@name" paths before any lookup.
+const maxUsername = 64
+
+// Handler serves the public site: parse the request, load the model,
+// render it, write it with the security and caching headers. The app
+// routes to it the paths listed in Patterns, the browsers' "/@…" paths
+// and the themed 404 of other HTML requests (NotFound).
+type Handler struct {
+	l      *Loader
+	themes *theme.Set
+	log    *slog.Logger
+	mux    *http.ServeMux
+	hdr    headers
+}
+
+// headers are response header values built once, never modified
+// (net/http copies on append).
+type headers struct {
+	html, rss, atom, xml, text, json, nosniff, referrer, noCache, vary, baseCSP []string
+}
+
+// Patterns are the app mux patterns to route to the Handler, besides the
+// "/@…" paths that browsers ask for and the themed 404.
+func Patterns() []string {
+	return []string{"GET /{$}", "GET /search", "GET /tags/", "GET /sitemap.xml", "GET /robots.txt", "GET /themes/", "/api/pub/"}
+}
+
+// NewHandler returns a Handler over l.
+func NewHandler(l *Loader) *Handler {
+	h := &Handler{l: l, themes: l.Themes, log: l.log(), mux: http.NewServeMux(), hdr: headers{
+		html: []string{"text/html; charset=utf-8"}, rss: []string{"application/rss+xml; charset=utf-8"},
+		atom: []string{"application/atom+xml; charset=utf-8"}, xml: []string{"application/xml; charset=utf-8"},
+		text: []string{"text/plain; charset=utf-8"}, json: []string{"application/json"},
+		nosniff: []string{"nosniff"}, referrer: []string{"strict-origin-when-cross-origin"},
+		noCache: []string{"no-cache"}, vary: []string{"Accept"}, baseCSP: []string{BaseCSP},
+	}}
+	m := h.mux
+	m.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) { h.site(w, r, "") })
+	m.HandleFunc("GET /search", func(w http.ResponseWriter, r *http.Request) { h.search(w, r, "") })
+	m.HandleFunc("GET /tags/{tag}", h.tag)
+	m.HandleFunc("GET /tags/{tag}/feed.rss", func(w http.ResponseWriter, r *http.Request) { h.feed(w, r, "", r.PathValue("tag"), false) })
+	m.HandleFunc("GET /tags/{tag}/feed.atom", func(w http.ResponseWriter, r *http.Request) { h.feed(w, r, "", r.PathValue("tag"), true) })
+	m.HandleFunc("GET /sitemap.xml", h.sitemap)
+	m.HandleFunc("GET /robots.txt", h.robots)
+	m.HandleFunc("GET /themes/{theme}/{file}", h.asset)
+	m.HandleFunc("GET /api/pub/posts/{id}", h.apiPost)
+	m.HandleFunc("GET /api/pub/posts/by-ids", h.apiByIDs)
+	m.HandleFunc("POST /api/pub/posts/by-ids", h.apiByIDs)
+	m.HandleFunc("GET /api/pub/personas/{username}/posts", h.apiPosts)
+	m.HandleFunc("GET /api/pub/personas/{username}/config", h.apiConfig)
+	m.HandleFunc("/api/pub/", func(w http.ResponseWriter, r *http.Request) { h.fail(w, r, murlog.NotFound("resource")) })
+	m.HandleFunc("/", h.fallback)
+	return h
+}
+
+// ServeHTTP serves the public site.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+// NotFound answers the themed 404 page (the app's catch-all for HTML);
+// a client asking for JSON gets the JSON error.
+func (h *Handler) NotFound(w http.ResponseWriter, r *http.Request) {
+	if httpd.WantsJSON(r) {
+		h.fail(w, r, murlog.NotFound("page"))
+		return
+	}
+	p, err := h.l.ErrorPage(r.Context(), http.StatusNotFound)
+	h.page(w, r, p, err)
+}
+
+// fallback serves "/@name…" paths and the themed 404 of the rest.
+func (h *Handler) fallback(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		h.fail(w, r, murlog.NotFound("page"))
+		return
+	}
+	if !strings.HasPrefix(r.URL.Path, "/@") || len(r.URL.Path) < 3 {
+		h.NotFound(w, r)
+		return
+	}
+	w.Header()["Vary"] = h.hdr.vary // the same URLs answer ActivityPub JSON
+	name, rest, _ := strings.Cut(r.URL.Path[2:], "/")
+	if name == "" || len(name) > maxUsername {
+		h.NotFound(w, r)
+		return
+	}
+	switch {
+	case rest == "":
+		h.site(w, r, name)
+	case rest == "search":
+		h.search(w, r, name)
+	case rest == "feed.rss":
+		h.feed(w, r, name, "", false)
+	case rest == "feed.atom":
+		h.feed(w, r, name, "", true)
+	case !strings.Contains(rest, "/"):
+		p, err := h.l.PostPage(r.Context(), name, rest)
+		h.page(w, r, p, err)
+	default:
+		h.NotFound(w, r)
+	}
+}
+
+func (h *Handler) site(w http.ResponseWriter, r *http.Request, username string) {
+	q := r.URL.Query()
+	p, err := h.l.SitePage(r.Context(), SiteQuery{Username: username, Mode: q.Get("mode"), Oldest: q.Get("order") == "oldest",
+		After: q.Get("after")})
+	h.page(w, r, p, err)
+}
+
+func (h *Handler) search(w http.ResponseWriter, r *http.Request, username string) {
+	q := r.URL.Query()
+	p, err := h.l.SearchPage(r.Context(), username, q.Get("q"), q.Get("mode"), q.Get("after"))
+	h.page(w, r, p, err)
+}
+
+func (h *Handler) tag(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	p, err := h.l.TagPage(r.Context(), r.PathValue("tag"), q.Get("mode"), q.Get("order") == "oldest", q.Get("after"))
+	h.page(w, r, p, err)
+}
+
+// page renders and writes a themed page with its status.
+func (h *Handler) page(w http.ResponseWriter, r *http.Request, p *Page, err error) {
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.write(w, r, p.Status(), h.hdr.html, CSP(p), RenderPage(h.themes, p))
+}
+
+func (h *Handler) feed(w http.ResponseWriter, r *http.Request, username, tag string, atom bool) {
+	d, err := h.l.Feed(r.Context(), username, tag)
+	if murlog.ErrorCode(err) == murlog.ENotFound {
+		h.NotFound(w, r)
+		return
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	ct := h.hdr.rss
+	if atom {
+		ct = h.hdr.atom
+	}
+	h.write(w, r, http.StatusOK, ct, BaseCSP, RenderFeed(d, atom))
+}
+
+func (h *Handler) sitemap(w http.ResponseWriter, r *http.Request) {
+	urls, err := h.l.Sitemap(r.Context())
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.write(w, r, http.StatusOK, h.hdr.xml, BaseCSP, RenderSitemap(urls))
+}
+
+func (h *Handler) robots(w http.ResponseWriter, r *http.Request) {
+	d, err := h.l.Robots(r.Context())
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.write(w, r, http.StatusOK, h.hdr.text, BaseCSP, RenderRobots(d))
+}
+
+// asset serves a theme's hashed asset; theme.Set sets its own caching.
+func (h *Handler) asset(w http.ResponseWriter, r *http.Request) {
+	h.security(w.Header(), BaseCSP)
+	h.themes.ServeAsset(w, r)
+}
+
+func (h *Handler) apiPost(w http.ResponseWriter, r *http.Request) {
+	d, err := h.l.APIPost(r.Context(), r.PathValue("id"))
+	h.json(w, r, d, err)
+}
+
+func (h *Handler) apiPosts(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	pq := PostsQuery{Username: r.PathValue("username"), After: q.Get("after"), Oldest: q.Get("order") == "oldest"}
+	if s := q.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > MaxAPILimit {
+			h.fail(w, r, murlog.Invalid("limit", "must be a number from 1 to %d", MaxAPILimit))
+			return
+		}
+		pq.Limit = n
+	}
+	if len(pq.Username) > maxUsername {
+		h.fail(w, r, murlog.NotFound("persona"))
+		return
+	}
+	d, err := h.l.APIPosts(r.Context(), pq)
+	h.json(w, r, d, err)
+}
+
+func (h *Handler) apiConfig(w http.ResponseWriter, r *http.Request) {
+	u := r.PathValue("username")
+	if len(u) > maxUsername {
+		h.fail(w, r, murlog.NotFound("persona"))
+		return
+	}
+	d, err := h.l.APIConfig(r.Context(), u)
+	h.json(w, r, d, err)
+}
+
+func (h *Handler) apiByIDs(w http.ResponseWriter, r *http.Request) {
+	var ids []string
+	if r.Method == http.MethodPost {
+		var err error
+		if ids, err = readIDs(w, r); err != nil {
+			h.fail(w, r, err)
+			return
+		}
+	} else if s := r.URL.Query().Get("ids"); s != "" {
+		ids = strings.Split(s, ",")
+	}
+	d, err := h.l.APIByIDs(r.Context(), ids)
+	h.json(w, r, d, err)
+}
+
+// readIDs reads a by-ids body: {"ids": [...]} or a bare array of strings.
+func readIDs(w http.ResponseWriter, r *http.Request) ([]string, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxByIDsBody))
+	if err != nil {
+		return nil, murlog.Invalid("body", "must be at most %d bytes", MaxByIDsBody)
+	}
+	body = bytes.TrimSpace(body)
+	raw := json.RawMessage(body)
+	if len(body) > 0 && body[0] == '{' {
+		var obj struct {
+			IDs json.RawMessage `json:"ids"`
+		}
+		if err := json.Unmarshal(body, &obj); err != nil {
+			return nil, murlog.Invalid("body", "must be a JSON object {\"ids\": [...]} or an array of ids")
+		}
+		raw = obj.IDs
+	}
+	var items []any
+	if len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &items) != nil {
+		return nil, murlog.Invalid("ids", "must be an array of post ids")
+	}
+	if len(items) > store.MaxByIDs {
+		return nil, murlog.Invalid("ids", "at most %d ids", store.MaxByIDs)
+	}
+	ids := make([]string, len(items))
+	for i, it := range items {
+		s, ok := it.(string)
+		if !ok {
+			return nil, murlog.Invalid("ids", "must be strings")
+		}
+		ids[i] = s
+	}
+	return ids, nil
+}
+
+// json writes an API document.
+func (h *Handler) json(w http.ResponseWriter, r *http.Request, v any, err error) {
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.write(w, r, http.StatusOK, h.hdr.json, BaseCSP, RenderJSON(v))
+}
+
+// fail answers an error through httpd (JSON for the API, text for the
+// rest; a store failure is a 500 with no detail, logged).
+func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	h.security(w.Header(), BaseCSP)
+	httpd.WriteError(w, r, h.log, err)
+}
+
+func (h *Handler) security(hd http.Header, csp string) {
+	if csp == BaseCSP {
+		hd["Content-Security-Policy"] = h.hdr.baseCSP
+	} else {
+		hd["Content-Security-Policy"] = []string{csp}
+	}
+	hd["X-Content-Type-Options"] = h.hdr.nosniff
+	hd["Referrer-Policy"] = h.hdr.referrer
+}
+
+// write answers with body: security headers, a strong ETag of the bytes
+// and Cache-Control: no-cache (caches revalidate; a matching
+// If-None-Match gets 304 and no body), Content-Length, no body for HEAD.
+func (h *Handler) write(w http.ResponseWriter, r *http.Request, status int, ct []string, csp string, body []byte) {
+	hd := w.Header()
+	h.security(hd, csp)
+	hd["Content-Type"] = ct
+	hd["Cache-Control"] = h.hdr.noCache
+	tag := ETag(body)
+	hd["Etag"] = []string{tag}
+	if status == http.StatusOK && matchETag(r.Header.Get("If-None-Match"), tag) {
+		delete(hd, "Content-Type")
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	hd["Content-Length"] = []string{strconv.Itoa(len(body))}
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		w.Write(body)
+	}
+}
+
+// ETag is the strong entity tag of a body: the first 128 bits of its
+// SHA-256, so the same bytes (from a request or an artifact) get the same
+// tag in every process.
+func ETag(body []byte) string {
+	sum := sha256.Sum256(body)
+	var b [34]byte
+	b[0], b[33] = '"', '"'
+	hex.Encode(b[1:33], sum[:16])
+	return string(b[:])
+}
+
+// matchETag reports whether an If-None-Match header names tag ("*", or
+// any listed tag by the weak comparison RFC 9110 prescribes for it).
+func matchETag(header, tag string) bool {
+	if header == "" {
+		return false
+	}
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimSpace(t)
+		if t == "*" || strings.TrimPrefix(t, "W/") == tag {
+			return true
+		}
+	}
+	return false
+}

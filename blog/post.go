@@ -1,0 +1,105 @@
+package blog
+
+import (
+	"context"
+
+	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/store"
+)
+
+// PostPage loads a post's page: the article, its neighbours of the same
+// persona (when the persona shows pagination), the sidebar and the share
+// area. A post that is not published, or not this persona's, is the
+// persona's 404 page; a deleted one its 410 page.
+func (l *Loader) PostPage(ctx context.Context, username, id string) (*Page, error) {
+	var page *Page
+	err := l.view(ctx, func(tx store.Tx) error {
+		s, err := l.open(tx, username)
+		if murlog.ErrorCode(err) == murlog.ENotFound {
+			page, err = l.errorPage(tx, nil, 404)
+			return err
+		}
+		if err != nil {
+			return err
+		}
+		if !murlog.ValidID(id) {
+			page = l.errorOf(s, 404)
+			return nil
+		}
+		p, err := tx.PublicPosts().Get(id, s.now)
+		if murlog.ErrorCode(err) == murlog.ENotFound || err == nil && p.PersonaID != s.persona.ID {
+			page, err = l.missing(s, id)
+			return err
+		}
+		if err != nil {
+			return err
+		}
+		page, err = l.postPage(s, p)
+		return err
+	})
+	return page, err
+}
+
+// missing is the page of a post id that no published post of s has: 410
+// when the persona deleted it, 404 otherwise.
+func (l *Loader) missing(s *scope, id string) (*Page, error) {
+	ts, err := s.tx.Tombstones().Get(id)
+	switch {
+	case err == nil && ts.PersonaID == s.persona.ID:
+		return l.errorOf(s, 410), nil
+	case err == nil || murlog.ErrorCode(err) == murlog.ENotFound:
+		return l.errorOf(s, 404), nil
+	}
+	return nil, err
+}
+
+func (l *Loader) postPage(s *scope, p *murlog.Post) (*Page, error) {
+	page := l.base(s, "post")
+	v := l.postView(s, p, true)
+	page.Post = &v
+	if s.cfg.ShowPagination {
+		older, newer, err := l.neighbours(s, p)
+		if err != nil {
+			return nil, err
+		}
+		if older != nil {
+			page.Older = l.postLink(s, older)
+		}
+		if newer != nil {
+			page.Newer = l.postLink(s, newer)
+		}
+	}
+	sb := &Sidebar{Profile: s.cfg.ShowSideProfile, RecentCount: murlog.ClampSide(s.cfg.SideRecent),
+		PopularCount: murlog.ClampSide(s.cfg.SidePopular)}
+	if sb.RecentCount > 0 {
+		recent, err := l.recentPosts(s, sb.RecentCount)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range recent {
+			sb.Recent = append(sb.Recent, *l.postLink(s, r))
+		}
+	}
+	page.Sidebar = sb
+	if sb.Profile {
+		page.Profile = l.profile(s)
+	}
+	// The share text and the metadata carry the stored text, not a
+	// vertical theme's display form; a note has no title of its own
+	// (meta.Build makes one of its text).
+	title, desc := v.ListTitle, v.Description
+	if s.info.Vertical {
+		pt := l.texts(p)
+		title, desc = pt.title, pt.description
+	}
+	page.Share = share(s, v.URL, title)
+	page.Hydrate.PostID, page.Hydrate.RecentCount, page.Hydrate.PopularCount = p.ID, sb.RecentCount, sb.PopularCount
+	page.Hydrate.Share = shareIDs(page.Share)
+	metaTitle := ""
+	if p.Kind == murlog.KindArticle {
+		metaTitle = p.Title
+	}
+	page.Meta = l.meta(s, page, "post", p, metaTitle, desc, v.Image, v.URL)
+	l.finish(page)
+	return page, nil
+}

@@ -1,0 +1,130 @@
+package blog
+
+import (
+	"sync"
+	"time"
+
+	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/store"
+)
+
+// postCache keeps what every post page repeats besides the post itself —
+// a persona's recent posts and each post's neighbours — so that a post
+// page in the steady state reads one row. It is one epoch, dropped as a
+// whole:
+//   - by Invalidate, which the app calls after every post write;
+//   - after SiteTTL, so writes of another process (CGI beside serve) show;
+//   - when the next scheduled post goes public: no write marks that
+//     moment, so the epoch remembers when it is (NextPublication) and ends
+//     there.
+//
+// The posts it holds are never modified once read. With SiteTTL 0 (CGI)
+// nothing is kept.
+type postCache struct {
+	mu     sync.Mutex
+	gen    uint64     // the siteCache generation the epoch belongs to
+	at     time.Time  // wall time the epoch began
+	until  *time.Time // next publication at the epoch's start; nil for none
+	recent map[recentKey][]*murlog.Post
+	neigh  map[string][2]*murlog.Post
+}
+
+type recentKey struct {
+	persona string
+	n       int
+}
+
+// maxNeighbours bounds the neighbour entries of one epoch; when full the
+// epoch starts again (a crawl of every post must not grow memory).
+const maxNeighbours = 4096
+
+// epoch returns the generation entries may be kept under, starting a new
+// epoch (one NextPublication query) when the current one is over, and
+// false when nothing is cached at all.
+func (l *Loader) epoch(s *scope) (uint64, bool, error) {
+	if l.SiteTTL <= 0 {
+		return 0, false, nil
+	}
+	gen := l.generation()
+	c := &l.posts
+	c.mu.Lock()
+	ok := c.recent != nil && c.gen == gen && time.Since(c.at) <= l.SiteTTL &&
+		(c.until == nil || s.now.Before(*c.until)) && len(c.neigh) < maxNeighbours
+	c.mu.Unlock()
+	if ok {
+		return gen, true, nil
+	}
+	next, err := s.tx.PublicPosts().NextPublication(s.now)
+	if err != nil {
+		return 0, false, err
+	}
+	c.mu.Lock()
+	c.gen, c.at, c.until = gen, time.Now(), next
+	c.recent, c.neigh = map[recentKey][]*murlog.Post{}, map[string][2]*murlog.Post{}
+	c.mu.Unlock()
+	return gen, true, nil
+}
+
+// generation is the siteCache's generation, bumped by Invalidate.
+func (l *Loader) generation() uint64 {
+	l.sites.mu.Lock()
+	defer l.sites.mu.Unlock()
+	return l.sites.gen
+}
+
+// recentPosts returns the persona's n newest listed posts.
+func (l *Loader) recentPosts(s *scope, n int) ([]*murlog.Post, error) {
+	gen, ok, err := l.epoch(s)
+	if err != nil {
+		return nil, err
+	}
+	k := recentKey{s.persona.ID, n}
+	c := &l.posts
+	if ok {
+		c.mu.Lock()
+		got, hit := c.recent[k]
+		hit = hit && c.gen == gen
+		c.mu.Unlock()
+		if hit {
+			return got, nil
+		}
+	}
+	got, err := s.tx.PublicPosts().List(store.PublicQuery{PersonaID: s.persona.ID, Now: s.now, Limit: n})
+	if err != nil || !ok {
+		return got, err
+	}
+	c.mu.Lock()
+	if c.gen == gen && c.recent != nil {
+		c.recent[k] = got
+	}
+	c.mu.Unlock()
+	return got, nil
+}
+
+// neighbours returns p's older and newer listed posts.
+func (l *Loader) neighbours(s *scope, p *murlog.Post) (older, newer *murlog.Post, err error) {
+	gen, ok, err := l.epoch(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	c := &l.posts
+	if ok {
+		c.mu.Lock()
+		got, hit := c.neigh[p.ID]
+		hit = hit && c.gen == gen
+		c.mu.Unlock()
+		if hit {
+			return got[0], got[1], nil
+		}
+	}
+	older, newer, err = s.tx.PublicPosts().Neighbours(p, s.now)
+	if err != nil || !ok {
+		return older, newer, err
+	}
+	c.mu.Lock()
+	if c.gen == gen && c.neigh != nil {
+		c.neigh[p.ID] = [2]*murlog.Post{older, newer}
+	}
+	c.mu.Unlock()
+	return older, newer, nil
+}

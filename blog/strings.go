@@ -1,0 +1,104 @@
+package blog
+
+import "strings"
+
+// The interface words of the themes ({{t.key}}), in English and Japanese.
+// Every key listed in the plan is in both tables (a test checks),
+// and the search and error pages add their own few.
+var stringsEN = Strings{
+	"recent_posts":       "Recent posts",
+	"popular_posts":      "Popular posts",
+	"older":              "Older",
+	"newer":              "Newer",
+	"next_page":          "Next page",
+	"first_page":         "First page",
+	"newest_first":       "Newest first",
+	"oldest_first":       "Oldest first",
+	"rich":               "Full posts",
+	"plain":              "List",
+	"kwic":               "In context",
+	"search":             "Search",
+	"search_placeholder": "Search this site",
+	"search_results":     "Search results",
+	"tags":               "Tags",
+	"profile":            "Profile",
+	"share":              "Share",
+	"posts":              "Posts",
+	"followers":          "Followers",
+	"following":          "Following",
+	"powered_by":         "Powered by",
+	"feed":               "Feed",
+	"no_posts":           "No posts yet.",
+	"no_hits":            "Nothing matched your search.",
+	"content_warning":    "Content warning",
+	"show_more":          "Show more",
+	"home":               "Home",
+	"page_not_found":     "Page not found",
+	"gone":               "This post was deleted",
+	"published":          "Published",
+	"updated":            "Updated",
+
+	"page_not_found_message": "There is no page at this address. It may have moved, or the link may be mistyped.",
+	"gone_message":           "The author deleted this post. It is no longer available.",
+	"search_shortened":       "Your search was long, so only its first 200 characters were used.",
+	"search_terms_dropped":   "Only the first 8 words of your search were used.",
+	"hatena":                 "Hatena Bookmark",
+}
+
+var stringsJA = Strings{
+	"recent_posts":       "最近の投稿",
+	"popular_posts":      "人気の投稿",
+	"older":              "前の投稿",
+	"newer":              "次の投稿",
+	"next_page":          "次のページ",
+	"first_page":         "最初のページ",
+	"newest_first":       "新しい順",
+	"oldest_first":       "古い順",
+	"rich":               "本文",
+	"plain":              "一覧",
+	"kwic":               "文脈",
+	"search":             "検索",
+	"search_placeholder": "このサイトを検索",
+	"search_results":     "検索結果",
+	"tags":               "タグ",
+	"profile":            "プロフィール",
+	"share":              "シェア",
+	"posts":              "投稿",
+	"followers":          "フォロワー",
+	"following":          "フォロー",
+	"powered_by":         "Powered by",
+	"feed":               "フィード",
+	"no_posts":           "まだ投稿はありません。",
+	"no_hits":            "検索に一致する投稿はありませんでした。",
+	"content_warning":    "閲覧注意",
+	"show_more":          "続きを表示",
+	"home":               "ホーム",
+	"page_not_found":     "ページが見つかりません",
+	"gone":               "この投稿は削除されました",
+	"published":          "公開",
+	"updated":            "更新",
+
+	"page_not_found_message": "このアドレスにページはありません。移動したか、リンクが間違っている可能性があります。",
+	"gone_message":           "この投稿は作者によって削除されました。",
+	"search_shortened":       "検索語が長いため、最初の200文字で検索しました。",
+	"search_terms_dropped":   "検索語が多いため、最初の8語で検索しました。",
+	"hatena":                 "はてなブックマーク",
+}
+
+// pageLang is the page language of a site_language setting: Japanese for
+// any "ja…" tag, English otherwise.
+func pageLang(setting string) string {
+	if strings.HasPrefix(strings.ToLower(setting), "ja") {
+		return "ja"
+	}
+	return "en"
+}
+
+// stringsFor returns the interface words of a page language. The tables
+// are shared and never written.
+func stringsFor(lang string) Strings {
+	if lang == "ja" {
+		return stringsJA
+	}
+	return stringsEN
+}
