@@ -198,29 +198,35 @@ func urlPath(t *testing.T, raw string) string {
 	return u.Path
 }
 
-// runBlogPages writes spec as pages.json and runs blog.mjs on it; its
-// output (one line per page load, the failures under each) is logged, and
-// a non-zero exit fails the test.
+// runBlogPages runs blog.mjs on spec at 360 and 1280 px; its output (one
+// line per page load, the failures under each) is logged, and a non-zero
+// exit fails the test.
 func runBlogPages(t *testing.T, tools browserTools, base, art string, spec blogSpec) {
 	t.Helper()
 	spec.Widths = []int{360, 1280}
+	out, err := runBlogMJS(tools, base, art, spec)
+	t.Logf("theme %s (%s):\n%s", spec.Theme, spec.Run, out)
+	if err != nil {
+		t.Errorf("theme %s (%s): blog.mjs: %v (report: %s)", spec.Theme, spec.Run, err,
+			filepath.Join(art, spec.Theme+"-"+spec.Run+"-report.json"))
+	}
+}
+
+// runBlogMJS writes spec as art/<theme>-<run>-pages.json and runs
+// blog.mjs on it against base, returning its output.
+func runBlogMJS(tools browserTools, base, art string, spec blogSpec) ([]byte, error) {
 	b, err := json.MarshalIndent(spec, "", "  ")
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	pages := filepath.Join(art, spec.Theme+"-"+spec.Run+"-pages.json")
 	if err := os.WriteFile(pages, b, 0o644); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, tools.node, filepath.Join(tools.dir, "blog.mjs"), base, art, pages)
 	cmd.Dir = tools.dir
 	cmd.Env = append(os.Environ(), "MURLOG_CHROMIUM="+tools.chromium)
-	out, err := cmd.CombinedOutput()
-	t.Logf("theme %s (%s):\n%s", spec.Theme, spec.Run, out)
-	if err != nil {
-		t.Errorf("theme %s (%s): blog.mjs: %v (report: %s)", spec.Theme, spec.Run, err,
-			filepath.Join(art, spec.Theme+"-"+spec.Run+"-report.json"))
-	}
+	return cmd.CombinedOutput()
 }

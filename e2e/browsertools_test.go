@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -115,32 +116,11 @@ func validateHTML(t *testing.T, tools browserTools, art string) {
 		t.Errorf("no saved pages in %s to validate", art)
 		return
 	}
-	sort.Strings(files)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	args := append([]string{"-jar", tools.vnu, "--format", "json", "--errors-only"}, files...)
-	cmd := exec.CommandContext(ctx, tools.java, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	runErr := cmd.Run() // exits 1 when a page has errors; the JSON says which
-	var out struct {
-		Messages []vnuMessage `json:"messages"`
-	}
-	if err := json.Unmarshal(stderr.Bytes(), &out); err != nil {
-		t.Fatalf("vnu.jar: %v, and its output is not JSON (%v):\n%s\n%s", runErr, err, stderr.Bytes(), stdout.Bytes())
-	}
-	byFile := map[string][]string{}
-	for _, m := range out.Messages {
-		if m.Type != "error" && m.Type != "non-document-error" {
-			continue
-		}
-		f := filepath.Base(strings.TrimPrefix(m.URL, "file:"))
-		byFile[f] = append(byFile[f], fmt.Sprintf("line %d:%d: %s\n        %s", m.Line, m.Column, m.Message, strings.TrimSpace(m.Extract)))
+	byFile, err := vnuErrors(tools, files)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if len(byFile) == 0 {
-		if runErr != nil {
-			t.Errorf("vnu.jar failed without messages: %v\n%s", runErr, stderr.Bytes())
-		}
 		t.Logf("Nu HTML Checker: %d pages, no errors", len(files))
 		return
 	}
@@ -154,4 +134,36 @@ func validateHTML(t *testing.T, tools browserTools, art string) {
 		fmt.Fprintf(&b, "%s:\n    %s\n", f, strings.Join(byFile[f], "\n    "))
 	}
 	t.Errorf("Nu HTML Checker: errors in %d of %d pages:\n%s", len(byFile), len(files), b.String())
+}
+
+// vnuErrors runs vnu.jar --errors-only on files and returns its errors by
+// file name (base name), each as "line L:C: message" and the extract.
+func vnuErrors(tools browserTools, files []string) (map[string][]string, error) {
+	files = slices.Clone(files)
+	sort.Strings(files)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	args := append([]string{"-jar", tools.vnu, "--format", "json", "--errors-only"}, files...)
+	cmd := exec.CommandContext(ctx, tools.java, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	runErr := cmd.Run() // exits 1 when a page has errors; the JSON says which
+	var out struct {
+		Messages []vnuMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(stderr.Bytes(), &out); err != nil {
+		return nil, fmt.Errorf("vnu.jar: %v, and its output is not JSON (%v):\n%s\n%s", runErr, err, stderr.Bytes(), stdout.Bytes())
+	}
+	byFile := map[string][]string{}
+	for _, m := range out.Messages {
+		if m.Type != "error" && m.Type != "non-document-error" {
+			continue
+		}
+		f := filepath.Base(strings.TrimPrefix(m.URL, "file:"))
+		byFile[f] = append(byFile[f], fmt.Sprintf("line %d:%d: %s\n        %s", m.Line, m.Column, m.Message, strings.TrimSpace(m.Extract)))
+	}
+	if len(byFile) == 0 && runErr != nil {
+		return nil, fmt.Errorf("vnu.jar failed without messages: %v\n%s", runErr, stderr.Bytes())
+	}
+	return byFile, nil
 }

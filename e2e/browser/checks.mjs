@@ -68,7 +68,7 @@ export function checkPage(spec, pg, width, r) {
   else if (pg.lang && r.lang !== pg.lang) f.push(`<html lang="${r.lang}">, want "${pg.lang}"`);
   f.push(...headers(r), ...errors(pg, r), ...hydration(pg, r), ...layout(spec, pg, width, r));
   f.push(...shareButtons(spec, pg, r), ...externals(spec, pg, r), ...analytics(spec, pg, r), ...metadata(pg, r));
-  return f;
+  return [...new Set(f)];
 }
 
 // analytics checks the Google Analytics queue: with a measurement id, the
