@@ -84,6 +84,23 @@ func BenchmarkBlog(b *testing.B) {
 			}
 		}
 	})
+	// The same loads with nothing kept between pages (CGI, or every
+	// page's first visit): persona, settings, lists and texts all read.
+	cold := &blog.Loader{Site: l.Site, Store: l.Store, Themes: l.Themes, Log: quiet, Now: l.Now}
+	b.Run("LoadPostPageCold", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := cold.PostPage(ctx, "alice", id); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("LoadSitePagePlainCold", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := cold.SitePage(ctx, blog.SiteQuery{Mode: blog.ModePlain}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	p, err := l.PostPage(ctx, "alice", id)
 	if err != nil {
 		b.Fatal(err)

@@ -24,6 +24,9 @@ type PubConfigs interface {
 // "Listed" below means visibility public: lists, tag pages, neighbours,
 // search, feeds and the sitemap show only those. An unlisted post is
 // reachable by its own URL (Get) and nowhere else.
+//
+// Posts read here carry no Source (""): readers see the rendered Content,
+// never the owner's source text.
 type PublicPosts interface {
 	// Get returns a published public or unlisted post; ENotFound for any
 	// other (unknown, draft, scheduled, followers-only, direct).

@@ -19,6 +19,12 @@ import (
 // lists and search terms travel as one JSON or FTS parameter), so the
 // per-connection statement cache, which is keyed by the text, stays small
 // whatever readers send.
+// publicCols are postCols without the source: the public never sees the
+// owner's source text, and a list then reads about half the bytes (a row's
+// source and content are most of it).
+const publicCols = `id, persona_id, kind, title, '' AS source, content, summary, sensitive, visibility,
+	language, tags, in_reply_to, quote_of, mentions, as_note, published_at, created_at, updated_at`
+
 type publicPosts struct{ t *tx }
 
 // listed is the predicate of lists, tag pages, neighbours, search, feeds
@@ -26,7 +32,7 @@ type publicPosts struct{ t *tx }
 const listed = publicPredicate + ` AND visibility = 'public'`
 
 func (r publicPosts) Get(id string, now time.Time) (*murlog.Post, error) {
-	return one(r.t, "post", "SELECT "+postCols+" FROM posts WHERE id = ? AND "+publicPredicate, scanPost, id, micros(now))
+	return one(r.t, "post", "SELECT "+publicCols+" FROM posts WHERE id = ? AND "+publicPredicate, scanPost, id, micros(now))
 }
 
 // cursor is the (published_at, id) key of a listed, published post.
@@ -112,12 +118,12 @@ func (r publicPosts) List(q store.PublicQuery) ([]*murlog.Post, error) {
 	if err != nil {
 		return nil, err
 	}
-	where, key := "SELECT "+postCols+" FROM posts WHERE ", postsKey
+	where, key := "SELECT "+publicCols+" FROM posts WHERE ", postsKey
 	var args []any
 	if q.Tag != "" {
 		// post_tags has none of posts' column names, so the columns and
 		// the predicate need no qualifier.
-		where, key = "SELECT "+postCols+" FROM post_tags t JOIN posts p ON p.id = t.post_id WHERE t.tag = lower(?) AND ", tagsKey
+		where, key = "SELECT "+publicCols+" FROM post_tags t JOIN posts p ON p.id = t.post_id WHERE t.tag = lower(?) AND ", tagsKey
 		args = append(args, q.Tag)
 	}
 	nowSlot := len(args)
@@ -138,7 +144,7 @@ func (r publicPosts) Neighbours(p *murlog.Post, now time.Time) (*murlog.Post, *m
 		return nil, nil, murlog.Invalid("post", "not published")
 	}
 	c := &cursor{pub: micros(*p.PublishedAt), id: p.ID}
-	where := "SELECT " + postCols + " FROM posts WHERE " + listed + " AND persona_id = ?"
+	where := "SELECT " + publicCols + " FROM posts WHERE " + listed + " AND persona_id = ?"
 	var older, newer *murlog.Post
 	for _, n := range []struct {
 		oldest bool
@@ -164,7 +170,7 @@ func (r publicPosts) ByIDs(ids []string, now time.Time) ([]*murlog.Post, error) 
 		return []*murlog.Post{}, nil
 	}
 	list, _ := json.Marshal(ids) // strings only
-	found, err := manyPosts(r.t, len(ids), "SELECT "+postCols+" FROM posts WHERE id IN (SELECT value FROM json_each(?)) AND "+listed,
+	found, err := manyPosts(r.t, len(ids), "SELECT "+publicCols+" FROM posts WHERE id IN (SELECT value FROM json_each(?)) AND "+listed,
 		string(list), micros(now))
 	if err != nil {
 		return nil, err
@@ -225,7 +231,7 @@ func (r publicPosts) Search(q store.SearchQuery) ([]*murlog.Post, error) {
 	if err != nil {
 		return nil, err
 	}
-	where := "SELECT " + postCols + " FROM posts WHERE " + listed
+	where := "SELECT " + publicCols + " FROM posts WHERE " + listed
 	args := []any{now}
 	if q.PersonaID != "" {
 		where += " AND persona_id = ?"
@@ -282,7 +288,7 @@ func (r publicPosts) NextPublication(now time.Time) (*time.Time, error) {
 	return fromNullMicros(next), nil
 }
 
-// manyPosts runs a query of postCols rows; capacity is the expected count.
+// manyPosts runs a query of postCols (or publicCols) rows; capacity is the expected count.
 func manyPosts(t *tx, capacity int, query string, args ...any) ([]*murlog.Post, error) {
 	rows, err := t.query(query, args...)
 	if err != nil {
