@@ -1,0 +1,232 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/murlog/murlog/internal/apachetest"
+	"github.com/murlog/murlog/internal/fedtest"
+)
+
+// The themes shipped in web/themes, each loaded in the browser.
+var blogThemes = []struct {
+	name     string
+	vertical bool
+}{{"default", false}, {"newspaper", false}, {"whiteboard", false}, {"dark", false}, {"vertical", true}}
+
+// The featured image of the test article. No request leaves the machine:
+// blog.mjs answers every non-loopback request itself, images with a 1×1
+// PNG, so the page loads it without an error.
+const blogImage = "https://images.murlog.test/tiny.png"
+
+// The measurement id set on the runs with analytics.
+const blogGA = "G-MURLOGTEST1"
+
+// TestBlogInBrowser loads the public blog of a real `murlog serve` in
+// Debian's headless chromium (driven by playwright-core, e2e/browser/
+// blog.mjs) for every shipped theme at 360 and 1280 px: the site page, an
+// article with share buttons and a featured image, a note, a Japanese
+// article, a tag page, a search page, a 404 and a 410 — no console errors,
+// no CSP violations, no layout shift from hydration, share buttons and
+// widget scripts only where enabled, vertical writing in the vertical
+// theme, no overflow at 360 px, JSON-LD and Open Graph that say what the
+// page is. Then the Nu HTML Checker (vnu.jar) validates every page's HTML.
+// Screenshots are kept in $MURLOG_ARTIFACTS/blog-browser (default
+// e2e/browser/artifacts/blog-browser).
+//
+// MURLOG_BROWSER_THEMES=default,vertical limits the run to those themes
+// (while working on one). It skips when node, chromium, java or e2e/browser/node_modules are
+// missing, except with CI=true, where that is a failure (.ci/run installs
+// them).
+func TestBlogInBrowser(t *testing.T) {
+	tools := requireBrowserTools(t)
+	art := blogArtifacts(t, tools.root)
+	t.Logf("screenshots, saved pages and reports: %s", art)
+
+	// The themes of this working tree (the binary embeds the same files).
+	p := fedtest.StartProcess(t, fedtest.NewNames(), apachetest.Murlog(t), fedtest.Options{Username: "alice",
+		Env: map[string]string{"MURLOG_THEMES_DIR": filepath.Join(tools.root, "web", "themes")}})
+	// The server's log is kept with the screenshots; its warnings and
+	// errors are shown when the test fails.
+	t.Cleanup(func() {
+		os.WriteFile(filepath.Join(art, "murlog.log"), []byte(p.Logs.String()), 0o644)
+		if t.Failed() {
+			t.Logf("murlog serve's last warnings and errors (all in %s):\n%s", filepath.Join(art, "murlog.log"),
+				strings.Join(fedtest.Warnings(p, 30), "\n"))
+		}
+	})
+	c := newBlogContent(t, p)
+
+	for _, th := range blogThemes {
+		if only := os.Getenv("MURLOG_BROWSER_THEMES"); only != "" && !slices.Contains(strings.Split(only, ","), th.name) {
+			continue
+		}
+		// Share buttons and analytics on: every post page has the share
+		// area and loads the enabled widgets; other pages have none.
+		// An id murlog does not know is kept and ignored; the rest show in
+		// the fixed order whatever order they are stored in.
+		c.setPublication(t, th.name, []string{"hatena", "line", "mastodon", "facebook", "x"}, blogGA)
+		runBlogPages(t, tools, p.Base, art, blogSpec{Theme: th.name, Run: "share", Vertical: th.vertical,
+			Share: []string{"x", "facebook", "line", "hatena"}, GA: blogGA, Pages: c.pages(true)})
+		// None enabled: no share area, no widget or analytics script.
+		c.setPublication(t, th.name, nil, "")
+		runBlogPages(t, tools, p.Base, art, blogSpec{Theme: th.name, Run: "plain", Vertical: th.vertical,
+			Pages: c.plainPages()})
+	}
+	validateHTML(t, tools, art)
+}
+
+// blogSpec is blog.mjs's pages.json.
+type blogSpec struct {
+	Theme    string     `json:"theme"`
+	Run      string     `json:"run"`
+	Vertical bool       `json:"vertical"`
+	Widths   []int      `json:"widths"`
+	Share    []string   `json:"share"`
+	GA       string     `json:"ga"`
+	Pages    []blogPage `json:"pages"`
+}
+
+// blogPage is one page blog.mjs loads and what it must be.
+type blogPage struct {
+	Name    string `json:"name"`
+	Path    string `json:"path"`
+	ID      string `json:"id,omitempty"` // a post page's post id
+	Kind    string `json:"kind"`         // site, post, tag, search, error
+	Status  int    `json:"status,omitempty"`
+	Title   string `json:"title,omitempty"`
+	Image   string `json:"image,omitempty"`
+	Share   bool   `json:"share"`   // the share area is expected (when buttons are enabled)
+	Hydrate bool   `json:"hydrate"` // a [data-murlog-hydrate="recent"] list is expected
+	JSONLD  string `json:"jsonld,omitempty"`
+}
+
+// blogContent is what the test wrote through the API.
+type blogContent struct {
+	p                     *fedtest.Instance
+	article, note, ja     localPost
+	articleTitle, jaTitle string
+	gonePath              string
+}
+
+func newBlogContent(t *testing.T, p *fedtest.Instance) *blogContent {
+	t.Helper()
+	c := &blogContent{p: p, articleTitle: "Seen in a browser", jaTitle: "縦書きで読む記事"}
+	// Oldest first, so that the article has neighbours on both sides.
+	p.Call(t, "posts.create", map[string]any{"kind": "note", "content": "A short note for the sidebar, tagged #murlog and #browser."}, &c.note)
+	p.Call(t, "posts.create", map[string]any{"kind": "article", "title": c.articleTitle, "language": "en",
+		"content": "An article with a **featured image** and tags #murlog #browser.\n\n" +
+			"![A one-pixel image](" + blogImage + ")\n\n" +
+			"## A section\n\nA paragraph long enough to wrap at 360 pixels: the quick brown fox jumps over the lazy dog, " +
+			"and a long URL https://example.com/a/very/long/path/that/must/not/overflow/the/page/at/three/hundred/sixty/pixels wraps too.\n\n" +
+			"```\ncode block that is wider than a phone screen, and must scroll inside its own box rather than the page\n```\n"}, &c.article)
+	p.Call(t, "posts.create", map[string]any{"kind": "article", "title": c.jaTitle, "language": "ja",
+		"content": "日本語の記事です。縦書きのテーマでは ASCII の文字 ABC 123 が全角で表示されます。\n\n" +
+			"吾輩は猫である。名前はまだ無い。どこで生れたかとんと見当がつかぬ。何でも薄暗いじめじめした所でニャーニャー泣いていた事だけは記憶している。 #murlog"}, &c.ja)
+	var gone localPost
+	p.Call(t, "posts.create", map[string]any{"kind": "note", "content": "A note that is deleted."}, &gone)
+	p.Call(t, "posts.delete", map[string]any{"id": gone.ID}, nil)
+	c.gonePath = urlPath(t, gone.URL)
+	for _, lp := range []localPost{c.note, c.article, c.ja} {
+		if lp.URL == "" {
+			t.Fatalf("posts.create returned no url: %+v", lp)
+		}
+	}
+	return c
+}
+
+// setPublication switches the persona's theme, share buttons and Google
+// Analytics id through site.update_settings (the primary persona's
+// publication settings).
+func (c *blogContent) setPublication(t *testing.T, theme string, share []string, ga string) {
+	t.Helper()
+	if share == nil {
+		share = []string{}
+	}
+	ext := map[string]any{"shareButtons": share}
+	if ga != "" {
+		ext["analytics"] = map[string]any{"googleAnalytics": map[string]any{"measurementId": ga}}
+	}
+	c.p.Call(t, "site.update_settings", map[string]any{"publication": map[string]any{
+		"site_name": "A blog in a browser", "subtitle": "murlog's themes, tested",
+		"introduction": "Pages of every theme, loaded by headless Chromium.",
+		"design_theme": theme, "show_side_recent": 5, "extensions": ext}}, nil)
+}
+
+// pages lists every page kind; share says whether post pages expect the
+// share area.
+func (c *blogContent) pages(share bool) []blogPage {
+	return []blogPage{
+		{Name: "site", Path: "/", Kind: "site", JSONLD: "ProfilePage"},
+		{Name: "post", Path: c.path(c.article), ID: c.article.ID, Kind: "post", Title: c.articleTitle, Image: blogImage, Share: share, Hydrate: true, JSONLD: "BlogPosting"},
+		{Name: "note", Path: c.path(c.note), ID: c.note.ID, Kind: "post", Share: share, Hydrate: true, JSONLD: "BlogPosting"},
+		{Name: "ja", Path: c.path(c.ja), ID: c.ja.ID, Kind: "post", Title: c.jaTitle, Share: share, Hydrate: true, JSONLD: "BlogPosting"},
+		{Name: "tag", Path: "/tags/murlog", Kind: "tag"},
+		{Name: "search", Path: "/search?q=" + url.QueryEscape("murlog"), Kind: "search"},
+		{Name: "404", Path: "/@alice/doesnotexist", Kind: "error", Status: 404},
+		{Name: "410", Path: c.gonePath, Kind: "error", Status: 410},
+	}
+}
+
+// plainPages are the pages loaded with no share button and no analytics.
+func (c *blogContent) plainPages() []blogPage {
+	all := c.pages(false)
+	return []blogPage{renamed(all[0], "site-plain"), renamed(all[1], "post-plain")}
+}
+
+func renamed(p blogPage, name string) blogPage {
+	p.Name = name
+	return p
+}
+
+func (c *blogContent) path(lp localPost) string { return strings.TrimPrefix(lp.URL, c.p.Base) }
+
+func urlPath(t *testing.T, raw string) string {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatalf("post url %q: %v", raw, err)
+	}
+	return u.Path
+}
+
+// runBlogPages runs blog.mjs on spec at 360 and 1280 px; its output (one
+// line per page load, the failures under each) is logged, and a non-zero
+// exit fails the test.
+func runBlogPages(t *testing.T, tools browserTools, base, art string, spec blogSpec) {
+	t.Helper()
+	spec.Widths = []int{360, 1280}
+	out, err := runBlogMJS(tools, base, art, spec)
+	t.Logf("theme %s (%s):\n%s", spec.Theme, spec.Run, out)
+	if err != nil {
+		t.Errorf("theme %s (%s): blog.mjs: %v (report: %s)", spec.Theme, spec.Run, err,
+			filepath.Join(art, spec.Theme+"-"+spec.Run+"-report.json"))
+	}
+}
+
+// runBlogMJS writes spec as art/<theme>-<run>-pages.json and runs
+// blog.mjs on it against base, returning its output.
+func runBlogMJS(tools browserTools, base, art string, spec blogSpec) ([]byte, error) {
+	b, err := json.MarshalIndent(spec, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	pages := filepath.Join(art, spec.Theme+"-"+spec.Run+"-pages.json")
+	if err := os.WriteFile(pages, b, 0o644); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, tools.node, filepath.Join(tools.dir, "blog.mjs"), base, art, pages)
+	cmd.Dir = tools.dir
+	cmd.Env = append(os.Environ(), "MURLOG_CHROMIUM="+tools.chromium)
+	return cmd.CombinedOutput()
+}
