@@ -52,17 +52,18 @@ func TestBlogLoad(t *testing.T) {
 			t.Fatalf("GET %s: no %q in %.300s", tg.path, tg.want, body)
 		}
 		os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.body", i)), body, 0o600)
-		os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.path", i)), []byte(tg.path+"\n"+ct), 0o600)
+		// The trivial server routes by path alone: each page gets its own.
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.path", i)), []byte(trivialPath(i)+"\n"+ct), 0o600)
 		t.Logf("%s: %d bytes", tg.name, len(body))
 	}
 	trivial := startTrivial(t, dir)
 	wrk, _ := exec.LookPath("wrk")
-	for _, tg := range targets {
+	for i, tg := range targets {
 		var m, b loadResult
 		if wrk != "" {
-			m, b = runWrk(t, wrk, s.base+tg.path, d), runWrk(t, wrk, trivial+tg.path, d)
+			m, b = runWrk(t, wrk, s.base+tg.path, d), runWrk(t, wrk, trivial+trivialPath(i), d)
 		} else {
-			m, b = runLoad(t, s.base, tg.path, "", d), runLoad(t, trivial, tg.path, "", d)
+			m, b = runLoad(t, s.base, tg.path, "", d), runLoad(t, trivial, trivialPath(i), "", d)
 		}
 		t.Logf("%-28s murlog  %8.0f req/s  p50 %6.2f ms  p99 %6.2f ms  (%d requests, %d errors)", tg.name, m.rps, ms(m.p50), ms(m.p99), m.n, m.errs)
 		t.Logf("%-28s trivial %8.0f req/s  p50 %6.2f ms  p99 %6.2f ms", tg.name, b.rps, ms(b.p50), ms(b.p99))
@@ -72,6 +73,8 @@ func TestBlogLoad(t *testing.T) {
 		}
 	}
 }
+
+func trivialPath(i int) string { return fmt.Sprintf("/page%d", i) }
 
 // seedBlog writes posts through the API: every third an article with a
 // title, tags and a few paragraphs, the rest notes.
