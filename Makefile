@@ -11,7 +11,7 @@ SHELL := /bin/bash
 # skipped real-engine or Apache test must be visible).
 test:
 	go vet ./...
-	go test -race -count=1 -json ./... 2>&1 | go run ./internal/testsum
+	go test -race -count=1 -timeout 30m -json ./... 2>&1 | go run ./internal/testsum
 
 build:
 	CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o murlog ./cmd/murlog
@@ -26,6 +26,8 @@ bench:
 # returning the same bytes (bench/federation_load_test.go, about 45 s), and
 # the inbox under signed Creates and garbage (bench/inbox_load_test.go,
 # about 2 minutes), and one post fanned out to 10,000 followers on 1,000
-# loopback servers (bench/fanout_load_test.go, about 10 s).
+# loopback servers (bench/fanout_load_test.go, about 10 s), and the blog's
+# post and site pages of a 5,000-post site by wrk -t2 -c32 against a
+# trivial server (bench/blog_load_test.go, about 2 minutes).
 load:
 	MURLOG_BENCH_LOAD=1 go test -run Load -v ./bench/

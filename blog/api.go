@@ -78,6 +78,7 @@ func (l *Loader) APIPost(ctx context.Context, id string) (*PostDoc, error) {
 			return err
 		}
 		s, err := l.scopeOf(tx, pe, false)
+		neutral(s)
 		if err != nil {
 			return err
 		}
@@ -115,6 +116,7 @@ func (l *Loader) APIPosts(ctx context.Context, q PostsQuery) (*PostList, error) 
 	var list *PostList
 	err := l.view(ctx, func(tx store.Tx) error {
 		s, err := l.open(tx, q.Username)
+		neutral(s)
 		if err != nil {
 			return err
 		}
@@ -179,7 +181,9 @@ func (l *Loader) APIByIDs(ctx context.Context, ids []string) (*PostList, error) 
 				if err != nil {
 					return err
 				}
-				if s, err = l.scopeOf(tx, pe, false); err != nil {
+				s, err = l.scopeOf(tx, pe, false)
+				neutral(s)
+				if err != nil {
 					return err
 				}
 				scopes[p.PersonaID] = s
@@ -218,4 +222,14 @@ func (l *Loader) APIConfig(ctx context.Context, username string) (*ConfigDoc, er
 		return nil
 	})
 	return doc, err
+}
+
+// neutral makes a scope's text theme-independent: the public API answers
+// the stored text whatever the persona's theme, so its documents can be
+// cached and read by anyone (a vertical theme converts for display only,
+// in what it shows vertically).
+func neutral(s *scope) {
+	if s != nil {
+		s.info.Vertical = false
+	}
 }

@@ -177,9 +177,8 @@ func (l *Loader) postLink(s *scope, p *murlog.Post) *PostLink {
 	if p.PublishedAt != nil {
 		pl.Published, pl.PublishedDisplay = rfc3339(*p.PublishedAt), displayTime(*p.PublishedAt, s.lang)
 	}
-	if s.info.Vertical {
-		pl.Title = markup.VerticalText(pl.Title)
-	}
+	// Short lists (the sidebar, prev/next) stay horizontal in every theme,
+	// so their titles are never converted for vertical writing.
 	return pl
 }
 

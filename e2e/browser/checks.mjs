@@ -140,7 +140,7 @@ function hydration(pg, r) {
   if (pg.hydrate && !els.includes('recent')) f.push('no [data-murlog-hydrate="recent"] list (the sidebar\'s recent posts)');
   if (els.length) {
     if (!r.hydrated) f.push(`hydration never finished: no html[data-murlog-hydrated] (nor data-hydrated on every [data-murlog-hydrate]) and no answered posts API within 10 s; elements: ${els.join(', ')}`);
-    else if (!r.hydrate.html && !r.hydrate.done) r.warnings.push('hydration finished without saying so: the harness waited for the posts API and a quiet network; hydrate.js should set html[data-murlog-hydrated="done"] when every list and the share loader are done');
+    else if (!r.hydrate.html && !r.hydrate.done) f.push('hydration finished without saying so: the harness waited for the posts API and a quiet network; hydrate.js should set html[data-murlog-hydrated="done"] when every list and the share loader are done');
     else if (/^(error|fail)/i.test(r.hydrate.html || '')) f.push(`hydration reported ${r.hydrate.html}`);
     if (els.includes('recent') && !r.api.some((a) => /^GET \/api\/pub\/personas\/[^/]+\/posts/.test(a))) {
       f.push(`hydration of the recent list fetched no /api/pub/personas/…/posts (API requests: ${r.api.join(', ') || 'none'})`);

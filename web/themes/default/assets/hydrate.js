@@ -113,14 +113,23 @@
     return Promise.all(jobs);
   }
 
+  // done marks the page as hydrated (<html data-murlog-hydrated>): "done",
+  // or "error" when the sidebar could not be refreshed (the server's copy
+  // stays). Tests and later scripts wait for it.
+  function done(state) {
+    document.documentElement.setAttribute('data-murlog-hydrated', state);
+  }
+
   function start() {
     var data = readData();
-    if (!data) return;
+    if (!data) return done('done');
     registerHelpers();
+    var state = 'done';
     hydrateRecent(data)
-      .catch(function () {})
+      .catch(function () { state = 'error'; })
       .then(function () { return loadShare(data); })
-      .catch(function () {});
+      .catch(function () {})
+      .then(function () { done(state); });
   }
 
   if (document.readyState === 'loading') {
