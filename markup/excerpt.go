@@ -162,6 +162,9 @@ func ExcerptText(text string, n int) string {
 	if n <= 0 {
 		return ""
 	}
+	if collapsed(text) && utf8.RuneCountInString(text) <= n {
+		return text // already an excerpt: pages pass their excerpts on
+	}
 	var w spaceWriter
 	w.WriteText(text)
 	s := w.String()
@@ -171,6 +174,26 @@ func ExcerptText(text string, n int) string {
 	rs := []rune(s)
 	cut := excerptCut(rs, n)
 	return strings.TrimRightFunc(string(rs[:cut]), unicode.IsSpace) + Ellipsis
+}
+
+// collapsed reports whether text is already as spaceWriter writes it:
+// no white space but single ASCII spaces between other characters.
+func collapsed(text string) bool {
+	prevSpace := true // a leading space is not collapsed
+	for _, r := range text {
+		switch {
+		case r == ' ':
+			if prevSpace {
+				return false
+			}
+			prevSpace = true
+		case unicode.IsSpace(r):
+			return false
+		default:
+			prevSpace = false
+		}
+	}
+	return !prevSpace || text == ""
 }
 
 // excerptCut returns where to cut rs (longer than n runes) to keep at most

@@ -233,3 +233,16 @@ func TestPlainTextPrefix(t *testing.T) {
 		}
 	}
 }
+
+// TestExcerptTextOfExcerpts: text that is already collapsed and short
+// enough comes back as it is, and anything else is still collapsed.
+func TestExcerptTextOfExcerpts(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", ""}, {"abc", "abc"}, {"a b c", "a b c"}, {"今日は 東京", "今日は 東京"},
+		{" a", "a"}, {"a ", "a"}, {"a  b", "a b"}, {"a\tb", "a b"}, {"a\u3000b", "a b"}, {"a\nb", "a b"},
+	} {
+		if got := ExcerptText(c.in, 20); got != c.want {
+			t.Errorf("ExcerptText(%q, 20) = %q; want %q", c.in, got, c.want)
+		}
+	}
+}
