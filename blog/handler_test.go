@@ -299,3 +299,29 @@ func TestPostListCache(t *testing.T) {
 		t.Error("the cached lists outlived the scheduled post's publication")
 	}
 }
+
+// TestCachedPostFollowsWrites: a post kept by a resident server shows its
+// edit and its deletion as soon as the write's Invalidate runs.
+func TestCachedPostFollowsWrites(t *testing.T) {
+	e := newEnv(t)
+	e.loader.SiteTTL = time.Hour
+	p := e.post(post.CreateInput{Content: "beforeedit"})
+	if r := e.get(e.postPath(p)); !strings.Contains(r.body, "beforeedit") {
+		t.Fatal("post page does not show the post")
+	}
+	text := "afteredit"
+	if _, err := e.posts.Update(ctx, post.UpdateInput{ID: p.ID, Content: &text}); err != nil {
+		t.Fatal(err)
+	}
+	e.loader.Invalidate()
+	if r := e.get(e.postPath(p)); !strings.Contains(r.body, "afteredit") {
+		t.Error("the edit does not show after Invalidate")
+	}
+	if err := e.posts.Delete(ctx, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	e.loader.Invalidate()
+	if r := e.get(e.postPath(p)); r.status != 410 {
+		t.Errorf("GET a deleted post = %d; want 410", r.status)
+	}
+}

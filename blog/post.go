@@ -26,7 +26,7 @@ func (l *Loader) PostPage(ctx context.Context, username, id string) (*Page, erro
 			page = l.errorOf(s, 404)
 			return nil
 		}
-		p, err := tx.PublicPosts().Get(id, s.now)
+		p, err := l.publicPost(s, id)
 		if murlog.ErrorCode(err) == murlog.ENotFound || err == nil && p.PersonaID != s.persona.ID {
 			page, err = l.missing(s, id)
 			return err

@@ -8,9 +8,9 @@ import (
 	"github.com/murlog/murlog/store"
 )
 
-// postCache keeps what every post page repeats besides the post itself —
+// postCache keeps what post pages read — the published posts themselves,
 // a persona's recent posts and each post's neighbours — so that a post
-// page in the steady state reads one row. It is one epoch, dropped as a
+// page in the steady state reads no row. It is one epoch, dropped as a
 // whole:
 //   - by Invalidate, which the app calls after every post write;
 //   - after SiteTTL, so writes of another process (CGI beside serve) show;
@@ -27,6 +27,7 @@ type postCache struct {
 	until  *time.Time // next publication at the epoch's start; nil for none
 	recent map[recentKey][]*murlog.Post
 	neigh  map[string][2]*murlog.Post
+	post   map[string]*murlog.Post // by id: posts PublicPosts.Get found
 }
 
 type recentKey struct {
@@ -49,7 +50,7 @@ func (l *Loader) epoch(s *scope) (uint64, bool, error) {
 	c := &l.posts
 	c.mu.Lock()
 	ok := c.recent != nil && c.gen == gen && time.Since(c.at) <= l.SiteTTL &&
-		(c.until == nil || s.now.Before(*c.until)) && len(c.neigh) < maxNeighbours
+		(c.until == nil || s.now.Before(*c.until)) && len(c.neigh) < maxNeighbours && len(c.post) < maxNeighbours
 	c.mu.Unlock()
 	if ok {
 		return gen, true, nil
@@ -60,7 +61,7 @@ func (l *Loader) epoch(s *scope) (uint64, bool, error) {
 	}
 	c.mu.Lock()
 	c.gen, c.at, c.until = gen, time.Now(), next
-	c.recent, c.neigh = map[recentKey][]*murlog.Post{}, map[string][2]*murlog.Post{}
+	c.recent, c.neigh, c.post = map[recentKey][]*murlog.Post{}, map[string][2]*murlog.Post{}, map[string]*murlog.Post{}
 	c.mu.Unlock()
 	return gen, true, nil
 }
@@ -127,4 +128,35 @@ func (l *Loader) neighbours(s *scope, p *murlog.Post) (older, newer *murlog.Post
 	}
 	c.mu.Unlock()
 	return older, newer, nil
+}
+
+// publicPost returns a published public or unlisted post by id
+// (PublicPosts.Get). Only posts found are kept: a post becomes visible
+// by a write (which ends the epoch) or by its scheduled time (which ends
+// it too), and stops being visible only by a write.
+func (l *Loader) publicPost(s *scope, id string) (*murlog.Post, error) {
+	gen, ok, err := l.epoch(s)
+	if err != nil {
+		return nil, err
+	}
+	c := &l.posts
+	if ok {
+		c.mu.Lock()
+		got, hit := c.post[id]
+		hit = hit && c.gen == gen
+		c.mu.Unlock()
+		if hit {
+			return got, nil
+		}
+	}
+	got, err := s.tx.PublicPosts().Get(id, s.now)
+	if err != nil || !ok {
+		return got, err
+	}
+	c.mu.Lock()
+	if c.gen == gen && c.post != nil {
+		c.post[id] = got
+	}
+	c.mu.Unlock()
+	return got, nil
 }
