@@ -10,7 +10,6 @@ import (
 
 	"github.com/mailgun/raymond/v2"
 	"github.com/mailgun/raymond/v2/ast"
-	"github.com/mailgun/raymond/v2/parser"
 )
 
 // partialRef finds the partials a template names: {{> name …}} and the
@@ -175,7 +174,7 @@ func parseAST(src string) (prog *ast.Program, err error) {
 			prog, err = nil, fmt.Errorf("parser panic: %v", r)
 		}
 	}()
-	return parser.Parse(src)
+	return parseFolded(src)
 }
 
 // parse is raymond.Parse with its panics turned into errors.
