@@ -162,14 +162,14 @@ func ExcerptText(text string, n int) string {
 	if n <= 0 {
 		return ""
 	}
-	if collapsed(text) && utf8.RuneCountInString(text) <= n {
-		return text // already an excerpt: pages pass their excerpts on
+	s := strings.TrimSuffix(text, " ")
+	if !collapsed(s) {
+		var w spaceWriter
+		w.WriteText(text)
+		s = w.String()
 	}
-	var w spaceWriter
-	w.WriteText(text)
-	s := w.String()
 	if utf8.RuneCountInString(s) <= n {
-		return s
+		return s // often already an excerpt: pages pass theirs on
 	}
 	rs := []rune(s)
 	cut := excerptCut(rs, n)
