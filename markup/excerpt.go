@@ -230,7 +230,13 @@ func excerptCut(rs []rune, n int) int {
 // none: an article's featured image. The src is returned as written
 // (absolute, or site-relative), entities decoded.
 func FirstImage(html string) string {
-	z := xhtml.NewTokenizer(strings.NewReader(html))
+	// With no "<img" (in any case) there is no image, and most posts
+	// need no tokenizing at all.
+	i := indexImgTag(html)
+	if i < 0 {
+		return ""
+	}
+	z := xhtml.NewTokenizer(strings.NewReader(html[i:]))
 	for {
 		switch z.Next() {
 		case xhtml.ErrorToken:
@@ -251,6 +257,22 @@ func FirstImage(html string) string {
 			}
 		}
 	}
+}
+
+// indexImgTag returns the index of the first "<img" of html, compared
+// without case, or -1.
+func indexImgTag(html string) int {
+	for i := 0; i+4 <= len(html); i++ {
+		j := strings.IndexByte(html[i:], '<')
+		if j < 0 || i+j+4 > len(html) {
+			return -1
+		}
+		i += j
+		if strings.EqualFold(html[i+1:i+4], "img") {
+			return i
+		}
+	}
+	return -1
 }
 
 // KWICHit is one keyword-in-context line of a search result.

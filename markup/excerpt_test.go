@@ -100,6 +100,8 @@ func TestFirstImage(t *testing.T) {
 		{"no src skipped", `<img alt="x"><img src="/m/e.png">`, "/m/e.png"},
 		{"not in text", `<p>&lt;img src="/no.png"&gt;</p>`, ""},
 		{"uppercase tag", `<IMG SRC="/m/f.png">`, "/m/f.png"},
+		{"mixed case after other tags", `<p>a &lt; b</p><p><Img src="/m/g.png"></p>`, "/m/g.png"},
+		{"cut short", `<p>x</p><im`, ""},
 	}
 	for _, tt := range tests {
 		if got := FirstImage(tt.in); got != tt.want {
