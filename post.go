@@ -57,7 +57,18 @@ type Post struct {
 	PublishedAt *time.Time
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
+	// Excerpt is the first ExcerptLen characters of Content's plain text
+	// and Image an article's first image, derived when Content is
+	// rendered: the blog's descriptions and list titles read them rather
+	// than the HTML. "" for both on posts stored before they existed.
+	Excerpt string
+	Image   string
 }
+
+// ExcerptLen is how much plain text Post.Excerpt keeps: the 200
+// characters of a page description, and two more so that the cut can see
+// the boundary after them.
+const ExcerptLen = 202
 
 // PostMention is a remote account a post mentions, resolved by
 // WebFinger at post time.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/blog"
+	"github.com/murlog/murlog/markup"
 	"github.com/murlog/murlog/store"
 	"github.com/murlog/murlog/store/sqlite"
 	"github.com/murlog/murlog/store/storetest"
@@ -46,6 +47,7 @@ func benchBlog(b *testing.B, n int) (*blog.Loader, []string) {
 				sb.WriteByte(' ')
 			}
 			p.Source, p.Content = sb.String(), "<p>"+sb.String()+"</p>"
+			p.Excerpt = markup.PlainTextPrefix(p.Content, murlog.ExcerptLen) // as the post service stores it
 			if i%3 == 0 {
 				p.Kind, p.Title = murlog.KindArticle, fmt.Sprintf("Article %d", i)
 			}

@@ -10,6 +10,8 @@ import (
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/blog"
 	"github.com/murlog/murlog/post"
+	"github.com/murlog/murlog/store"
+	"github.com/murlog/murlog/store/storetest"
 )
 
 // TestUnpublishedPostsAreNeverPublic: drafts, scheduled, followers-only
@@ -179,5 +181,33 @@ func TestPageSizes(t *testing.T) {
 		if len(p.Posts) != c.n || (p.Pager.NextURL != "") != c.more {
 			t.Errorf("mode %q: %d posts, next %q; want %d, more=%v", c.mode, len(p.Posts), p.Pager.NextURL, c.n, c.more)
 		}
+	}
+}
+
+// TestStoredExcerptIsRead: list titles and descriptions come from the
+// excerpt a post stored when it was written; a row without one (written
+// before 009) has them derived from its HTML.
+func TestStoredExcerptIsRead(t *testing.T) {
+	e := newEnv(t)
+	now := e.clock.Now()
+	pub := now.Add(-time.Minute)
+	stored := storetest.NewPost(e.alice.ID, &pub, murlog.VisibilityPublic, now)
+	stored.Content, stored.Excerpt = "<p>words of the html</p>", "words kept at write time"
+	old := storetest.NewPost(e.alice.ID, &pub, murlog.VisibilityPublic, now)
+	old.Content = "<p>derived from the html</p>"
+	if err := e.db.Update(ctx, func(tx store.Tx) error {
+		if err := tx.Posts().Create(stored); err != nil {
+			return err
+		}
+		return tx.Posts().Create(old)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	r := e.get("/?mode=plain")
+	if !strings.Contains(r.body, "words kept at write time") || strings.Contains(r.body, "words of the html") {
+		t.Errorf("the Plain list does not show the stored excerpt")
+	}
+	if !strings.Contains(r.body, "derived from the html") {
+		t.Errorf("the Plain list does not derive the excerpt of an older row")
 	}
 }

@@ -91,7 +91,15 @@ func (l *Loader) texts(p *murlog.Post) postText {
 			return t
 		}
 	}
-	text := markup.PlainTextPrefix(p.Content, descriptionLen+2)
+	// Posts keep their excerpt and image from when they were written;
+	// older rows derive them here.
+	text, image := p.Excerpt, p.Image
+	if text == "" {
+		text = markup.PlainTextPrefix(p.Content, murlog.ExcerptLen)
+		if p.Kind == murlog.KindArticle {
+			image = markup.FirstImage(p.Content)
+		}
+	}
 	t := postText{description: excerptText(text, descriptionLen)}
 	if p.Kind == murlog.KindArticle && p.Title != "" {
 		t.title = p.Title
@@ -99,7 +107,7 @@ func (l *Loader) texts(p *murlog.Post) postText {
 		t.title = excerptText(text, listTitleLen)
 	}
 	if p.Kind == murlog.KindArticle {
-		t.image = markup.FirstImage(p.Content)
+		t.image = image
 	}
 	if l.textCache != nil {
 		l.textCache.Put(k, t)

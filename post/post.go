@@ -441,6 +441,10 @@ func (s *Service) prepare(p *murlog.Post, known mentionSet) error {
 		r = rd.Note(p.Source)
 	}
 	p.Content, p.Tags, p.Mentions = r.HTML, r.Tags, mentioned(r, known)
+	p.Excerpt, p.Image = markup.PlainTextPrefix(r.HTML, murlog.ExcerptLen), ""
+	if p.Kind == murlog.KindArticle {
+		p.Image = markup.FirstImage(r.HTML)
+	}
 	return nil
 }
 

@@ -13,7 +13,7 @@ import (
 type posts struct{ t *tx }
 
 const postCols = `id, persona_id, kind, title, source, content, summary, sensitive, visibility,
-	language, tags, in_reply_to, quote_of, mentions, as_note, published_at, created_at, updated_at`
+	language, tags, in_reply_to, quote_of, mentions, as_note, published_at, created_at, updated_at, excerpt, image`
 
 // publicPredicate is the publication predicate (murlog.Post.PublicAt) in
 // SQL. Every query that serves an anonymous reader includes it verbatim; its
@@ -27,7 +27,8 @@ func scanPost(sc interface{ Scan(...any) error }) (*murlog.Post, error) {
 	var pub sql.NullInt64
 	var created, updated int64
 	err := sc.Scan(&p.ID, &p.PersonaID, &p.Kind, &p.Title, &p.Source, &p.Content, &p.Summary, &p.Sensitive,
-		&p.Visibility, &p.Language, &tags, &p.InReplyTo, &p.QuoteOf, &mentions, &p.AsNote, &pub, &created, &updated)
+		&p.Visibility, &p.Language, &tags, &p.InReplyTo, &p.QuoteOf, &mentions, &p.AsNote, &pub, &created, &updated,
+		&p.Excerpt, &p.Image)
 	if err != nil {
 		return nil, err
 	}
@@ -77,10 +78,10 @@ func mentionsJSON(ms []murlog.PostMention) string {
 }
 
 func (r posts) Create(p *murlog.Post) error {
-	_, err := r.t.exec(`INSERT INTO posts (`+postCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err := r.t.exec(`INSERT INTO posts (`+postCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		p.ID, p.PersonaID, string(p.Kind), p.Title, p.Source, p.Content, p.Summary, boolInt(p.Sensitive),
 		string(p.Visibility), p.Language, tagsJSON(p.Tags), p.InReplyTo, p.QuoteOf, mentionsJSON(p.Mentions), boolInt(p.AsNote),
-		nullMicros(p.PublishedAt), micros(p.CreatedAt), micros(p.UpdatedAt))
+		nullMicros(p.PublishedAt), micros(p.CreatedAt), micros(p.UpdatedAt), p.Excerpt, p.Image)
 	return err
 }
 
@@ -91,10 +92,10 @@ func (r posts) Get(id string) (*murlog.Post, error) {
 func (r posts) Update(p *murlog.Post) error {
 	res, err := r.t.exec(`UPDATE posts SET kind = ?, title = ?, source = ?, content = ?, summary = ?,
 		sensitive = ?, visibility = ?, language = ?, tags = ?, in_reply_to = ?, quote_of = ?, mentions = ?,
-		as_note = ?, published_at = ?, updated_at = ? WHERE id = ?`,
+		as_note = ?, published_at = ?, updated_at = ?, excerpt = ?, image = ? WHERE id = ?`,
 		string(p.Kind), p.Title, p.Source, p.Content, p.Summary, boolInt(p.Sensitive), string(p.Visibility),
 		p.Language, tagsJSON(p.Tags), p.InReplyTo, p.QuoteOf, mentionsJSON(p.Mentions), boolInt(p.AsNote),
-		nullMicros(p.PublishedAt), micros(p.UpdatedAt), p.ID)
+		nullMicros(p.PublishedAt), micros(p.UpdatedAt), p.Excerpt, p.Image, p.ID)
 	return affected(res, err, "post")
 }
 

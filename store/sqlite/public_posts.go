@@ -23,7 +23,7 @@ import (
 // owner's source text, and a list then reads about half the bytes (a row's
 // source and content are most of it).
 const publicCols = `id, persona_id, kind, title, '' AS source, content, summary, sensitive, visibility,
-	language, tags, in_reply_to, quote_of, mentions, as_note, published_at, created_at, updated_at`
+	language, tags, in_reply_to, quote_of, mentions, as_note, published_at, created_at, updated_at, excerpt, image`
 
 type publicPosts struct{ t *tx }
 

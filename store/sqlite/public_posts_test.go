@@ -267,8 +267,15 @@ func TestMigration008Backfills(t *testing.T) {
 		}
 		return nil
 	})
+	// Back to before 009 too, so that both are applied again in order.
+	for _, q := range []string{"ALTER TABLE posts DROP COLUMN excerpt", "ALTER TABLE posts DROP COLUMN image",
+		"DELETE FROM schema_version WHERE version = 9"} {
+		if _, err := db.w.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
 	if err := db.applyMigrations(ctx, migrationFiles); err != nil {
-		t.Fatalf("re-applying 008: %v", err)
+		t.Fatalf("re-applying 008 and 009: %v", err)
 	}
 	st := readIndexes(t, db)
 	if !slices.Equal(st.tags[ids[0]], []string{"go"}) || len(st.tags[ids[1]]) != 0 || !slices.Equal(st.tags[ids[2]], []string{"x"}) {
