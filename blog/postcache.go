@@ -73,61 +73,53 @@ func (l *Loader) generation() uint64 {
 	return l.sites.gen
 }
 
-// recentPosts returns the persona's n newest listed posts.
-func (l *Loader) recentPosts(s *scope, n int) ([]*murlog.Post, error) {
+// kept returns what read returns, through the epoch's map m at key k:
+// from the map when this epoch has it, else read and, unless an
+// Invalidate came in between, kept.
+func kept[K comparable, V any](l *Loader, s *scope, m func(*postCache) map[K]V, k K, read func() (V, error)) (V, error) {
 	gen, ok, err := l.epoch(s)
 	if err != nil {
-		return nil, err
+		var zero V
+		return zero, err
 	}
-	k := recentKey{s.persona.ID, n}
 	c := &l.posts
 	if ok {
 		c.mu.Lock()
-		got, hit := c.recent[k]
+		got, hit := m(c)[k]
 		hit = hit && c.gen == gen
 		c.mu.Unlock()
 		if hit {
 			return got, nil
 		}
 	}
-	got, err := s.tx.PublicPosts().List(store.PublicQuery{PersonaID: s.persona.ID, Now: s.now, Limit: n})
+	got, err := read()
 	if err != nil || !ok {
 		return got, err
 	}
 	c.mu.Lock()
-	if c.gen == gen && c.recent != nil {
-		c.recent[k] = got
+	if c.gen == gen && m(c) != nil {
+		m(c)[k] = got
 	}
 	c.mu.Unlock()
 	return got, nil
 }
 
+// recentPosts returns the persona's n newest listed posts.
+func (l *Loader) recentPosts(s *scope, n int) ([]*murlog.Post, error) {
+	return kept(l, s, func(c *postCache) map[recentKey][]*murlog.Post { return c.recent }, recentKey{s.persona.ID, n},
+		func() ([]*murlog.Post, error) {
+			return s.tx.PublicPosts().List(store.PublicQuery{PersonaID: s.persona.ID, Now: s.now, Limit: n})
+		})
+}
+
 // neighbours returns p's older and newer listed posts.
 func (l *Loader) neighbours(s *scope, p *murlog.Post) (older, newer *murlog.Post, err error) {
-	gen, ok, err := l.epoch(s)
-	if err != nil {
-		return nil, nil, err
-	}
-	c := &l.posts
-	if ok {
-		c.mu.Lock()
-		got, hit := c.neigh[p.ID]
-		hit = hit && c.gen == gen
-		c.mu.Unlock()
-		if hit {
-			return got[0], got[1], nil
-		}
-	}
-	older, newer, err = s.tx.PublicPosts().Neighbours(p, s.now)
-	if err != nil || !ok {
-		return older, newer, err
-	}
-	c.mu.Lock()
-	if c.gen == gen && c.neigh != nil {
-		c.neigh[p.ID] = [2]*murlog.Post{older, newer}
-	}
-	c.mu.Unlock()
-	return older, newer, nil
+	pair, err := kept(l, s, func(c *postCache) map[string][2]*murlog.Post { return c.neigh }, p.ID,
+		func() ([2]*murlog.Post, error) {
+			older, newer, err := s.tx.PublicPosts().Neighbours(p, s.now)
+			return [2]*murlog.Post{older, newer}, err
+		})
+	return pair[0], pair[1], err
 }
 
 // publicPost returns a published public or unlisted post by id
@@ -135,28 +127,6 @@ func (l *Loader) neighbours(s *scope, p *murlog.Post) (older, newer *murlog.Post
 // by a write (which ends the epoch) or by its scheduled time (which ends
 // it too), and stops being visible only by a write.
 func (l *Loader) publicPost(s *scope, id string) (*murlog.Post, error) {
-	gen, ok, err := l.epoch(s)
-	if err != nil {
-		return nil, err
-	}
-	c := &l.posts
-	if ok {
-		c.mu.Lock()
-		got, hit := c.post[id]
-		hit = hit && c.gen == gen
-		c.mu.Unlock()
-		if hit {
-			return got, nil
-		}
-	}
-	got, err := s.tx.PublicPosts().Get(id, s.now)
-	if err != nil || !ok {
-		return got, err
-	}
-	c.mu.Lock()
-	if c.gen == gen && c.post != nil {
-		c.post[id] = got
-	}
-	c.mu.Unlock()
-	return got, nil
+	return kept(l, s, func(c *postCache) map[string]*murlog.Post { return c.post }, id,
+		func() (*murlog.Post, error) { return s.tx.PublicPosts().Get(id, s.now) })
 }
