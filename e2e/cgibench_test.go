@@ -158,21 +158,25 @@ func handlerTime(stderr []byte) (time.Duration, bool) {
 }
 
 func (bs *benchSite) variants() []variant {
-	rpc := func(method string, params any, want string, handler *[]time.Duration) func() (time.Duration, error) {
-		body := rpcBody(method, params)
+	// call runs murlog for one request and checks its answer; what the
+	// handler took (its request log) goes to handler.
+	call := func(name, method, path string, header http.Header, body []byte, want string, handler *[]time.Duration) func() (time.Duration, error) {
 		return func() (time.Duration, error) {
-			resp, err := bs.murlog.Do(http.MethodPost, "/api/mur/v1/rpc", jsonHeader, body)
+			resp, err := bs.murlog.Do(method, path, header, body)
 			if err != nil {
 				return 0, err
 			}
 			if resp.Status != http.StatusOK || !bytes.Contains(resp.Body, []byte(want)) {
-				return 0, fmt.Errorf("%s: status %d, body %.300s; want 200 with %q\nstderr: %s", method, resp.Status, resp.Body, want, resp.Stderr)
+				return 0, fmt.Errorf("%s: status %d, body %.300s; want 200 with %q\nstderr: %s", name, resp.Status, resp.Body, want, resp.Stderr)
 			}
 			if d, ok := handlerTime(resp.Stderr); ok {
 				*handler = append(*handler, d)
 			}
 			return resp.Responded, nil
 		}
+	}
+	rpc := func(method string, params any, want string, handler *[]time.Duration) func() (time.Duration, error) {
+		return call(method, http.MethodPost, "/api/mur/v1/rpc", jsonHeader, rpcBody(method, params), want, handler)
 	}
 	exe := func(prog string, args ...string) func() (time.Duration, error) {
 		return func() (time.Duration, error) {
@@ -202,20 +206,7 @@ func (bs *benchSite) variants() []variant {
 		}
 	}
 	page := func(path, want string, handler *[]time.Duration) func() (time.Duration, error) {
-		h := http.Header{"Accept": {"text/html,application/xhtml+xml"}}
-		return func() (time.Duration, error) {
-			resp, err := bs.murlog.Do(http.MethodGet, path, h, nil)
-			if err != nil {
-				return 0, err
-			}
-			if resp.Status != http.StatusOK || !bytes.Contains(resp.Body, []byte(want)) {
-				return 0, fmt.Errorf("GET %s: status %d, body %.300s; want 200 with %q\nstderr: %s", path, resp.Status, resp.Body, want, resp.Stderr)
-			}
-			if d, ok := handlerTime(resp.Stderr); ok {
-				*handler = append(*handler, d)
-			}
-			return resp.Responded, nil
-		}
+		return call("GET "+path, http.MethodGet, path, http.Header{"Accept": {"text/html,application/xhtml+xml"}}, nil, want, handler)
 	}
 	var getH, listH, pageH []time.Duration
 	return []variant{
