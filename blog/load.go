@@ -145,6 +145,21 @@ func (l *Loader) open(tx store.Tx, username string) (*scope, error) {
 	return l.scopeFrom(tx, ps, username == ""), nil
 }
 
+// openPage is open for a themed page of a persona: an unknown username
+// gives the site's 404 page instead of a scope (s is nil then; err is
+// only a store failure).
+func (l *Loader) openPage(tx store.Tx, username string) (s *scope, missing *Page, err error) {
+	s, err = l.open(tx, username)
+	if murlog.ErrorCode(err) == murlog.ENotFound {
+		missing, err = l.errorPage(tx, nil, 404)
+		return nil, missing, err
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, nil, nil
+}
+
 // scopeOf is open for a persona already read (by id).
 func (l *Loader) scopeOf(tx store.Tx, p *murlog.Persona, primary bool) (*scope, error) {
 	ps, err := l.readSite(tx, p)
@@ -212,12 +227,9 @@ func (l *Loader) searchURL(s *scope) string {
 func (l *Loader) SitePage(ctx context.Context, q SiteQuery) (*Page, error) {
 	var page *Page
 	err := l.view(ctx, func(tx store.Tx) error {
-		s, err := l.open(tx, q.Username)
-		if murlog.ErrorCode(err) == murlog.ENotFound {
-			page, err = l.errorPage(tx, nil, 404)
-			return err
-		}
-		if err != nil {
+		s, missing, err := l.openPage(tx, q.Username)
+		if s == nil {
+			page = missing
 			return err
 		}
 		mode := listMode(q.Mode)

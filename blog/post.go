@@ -14,12 +14,9 @@ import (
 func (l *Loader) PostPage(ctx context.Context, username, id string) (*Page, error) {
 	var page *Page
 	err := l.view(ctx, func(tx store.Tx) error {
-		s, err := l.open(tx, username)
-		if murlog.ErrorCode(err) == murlog.ENotFound {
-			page, err = l.errorPage(tx, nil, 404)
-			return err
-		}
-		if err != nil {
+		s, missing, err := l.openPage(tx, username)
+		if s == nil {
+			page = missing
 			return err
 		}
 		if !murlog.ValidID(id) {

@@ -64,12 +64,9 @@ func searchMode(m string) string {
 func (l *Loader) SearchPage(ctx context.Context, username, q, mode, after string) (*Page, error) {
 	var page *Page
 	err := l.view(ctx, func(tx store.Tx) error {
-		s, err := l.open(tx, username)
-		if murlog.ErrorCode(err) == murlog.ENotFound {
-			page, err = l.errorPage(tx, nil, 404)
-			return err
-		}
-		if err != nil {
+		s, missing, err := l.openPage(tx, username)
+		if s == nil {
+			page = missing
 			return err
 		}
 		mode := searchMode(mode)
