@@ -218,18 +218,7 @@ func eq(a, b any, _ *raymond.Options) bool {
 	return a == b
 }
 
-func number(v any) (float64, bool) {
-	r := reflect.ValueOf(v)
-	switch r.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return float64(r.Int()), true
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return float64(r.Uint()), true
-	case reflect.Float32, reflect.Float64:
-		return r.Float(), true
-	}
-	return 0, false
-}
+func number(v any) (float64, bool) { return numberValue(reflect.ValueOf(v)) }
 
 // Render renders the page template tmpl ("site", "post", "tag", "search",
 // "error") of theme name with ctx. It always returns a page: on any error
