@@ -2,6 +2,7 @@ package app
 
 import (
 	"net/http"
+	"path/filepath"
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/activitypub"
@@ -14,12 +15,14 @@ import (
 )
 
 // themeSet returns the app's themes, built once: themes_dir when it
-// exists, else the copy built into the binary. The set parses templates as
+// exists, else the copy built into the binary, with parsed templates
+// kept in <data_dir>/cache/templates between processes. The set parses templates as
 // pages need them and keeps them, so a rewire after setup must not throw
 // that away.
 func (a *App) themeSet(cfg *config.Config) *theme.Set {
 	a.themesOnce.Do(func() {
-		a.themes = theme.Open(cfg.ThemesDir, themes.FS(), theme.Options{Log: a.log, OneShot: a.opts.OneShot})
+		a.themes = theme.Open(cfg.ThemesDir, themes.FS(), theme.Options{Log: a.log, OneShot: a.opts.OneShot,
+			ParseCache: theme.DirCache(filepath.Join(cfg.DataDir, "cache", "templates"))})
 	})
 	return a.themes
 }

@@ -152,7 +152,7 @@ func (s *Set) parseFile(file string, cache map[string]*parsed) (*parsed, error) 
 	if s.o.Engine == EngineRaymond {
 		p.tpl, err = parse(p.src)
 	} else {
-		p.prog, err = parseAST(p.src)
+		p.prog, err = s.cachedAST(p.src)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("parse %s: %w", file, err)

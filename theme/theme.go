@@ -32,6 +32,10 @@ type Options struct {
 	// Engine chooses who executes templates; the zero value is the
 	// compiled evaluator with raymond for what it does not cover.
 	Engine Engine
+	// ParseCache, when set, keeps parsed templates between processes
+	// (parsecache.go); a CGI process then decodes its page's templates
+	// instead of tokenizing them.
+	ParseCache ParseCache
 }
 
 // Engine is who executes a Set's templates (compile.go explains the two).

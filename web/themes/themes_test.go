@@ -396,16 +396,26 @@ func BenchmarkRender(b *testing.B) {
 
 // BenchmarkColdRender is the CGI case: a new one-shot Set per page (as
 // each CGI process has), reading theme.json, hashing the assets, parsing
-// and compiling only the templates the page uses, then rendering.
+// and compiling only the templates the page uses, then rendering. The
+// -cached runs decode the templates from a parse cache directory filled
+// before the timing, as every CGI request after the first does.
 func BenchmarkColdRender(b *testing.B) {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	info := theme.NewSet(os.DirFS("."), theme.Options{Log: quiet}).Info("default")
 	ps := pages(blog.ThemeView{Name: info.Name, Stylesheets: info.Stylesheets, Scripts: info.Scripts})
-	for _, file := range []string{"post", "site"} {
-		b.Run(file, func(b *testing.B) {
+	cache := theme.DirCache(b.TempDir())
+	for _, c := range []struct {
+		file  string
+		cache theme.ParseCache
+	}{{"post", nil}, {"site", nil}, {"post-cached", cache}, {"site-cached", cache}} {
+		file, _, _ := strings.Cut(c.file, "-")
+		if c.cache != nil {
+			theme.NewSet(os.DirFS("."), theme.Options{Log: quiet, OneShot: true, ParseCache: c.cache}).Render("default", file, ps[file])
+		}
+		b.Run(c.file, func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				set := theme.NewSet(os.DirFS("."), theme.Options{Log: quiet, OneShot: true})
+				set := theme.NewSet(os.DirFS("."), theme.Options{Log: quiet, OneShot: true, ParseCache: c.cache})
 				set.Info("default")
 				if _, ok := set.Render("default", file, ps[file]); !ok {
 					b.Fatal("fallback")

@@ -1,0 +1,273 @@
+package theme
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mailgun/raymond/v2/ast"
+)
+
+// shippedTemplates returns every template of the shipped themes and of
+// testdata, by path.
+func shippedTemplates(t testing.TB) map[string]string {
+	out := map[string]string{}
+	for _, root := range []string{"../web/themes", "testdata"} {
+		fs.WalkDir(os.DirFS(root), ".", func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".hbs") || strings.Contains(path, "node_modules") {
+				return nil
+			}
+			b, err := os.ReadFile(root + "/" + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[root+"/"+path] = string(b)
+			return nil
+		})
+	}
+	if len(out) < 20 {
+		t.Fatalf("only %d templates found", len(out))
+	}
+	return out
+}
+
+// roundTrip checks that decoding the encoded tree of src gives the tree
+// itself, every field and location included.
+func roundTrip(t *testing.T, name, src string) {
+	t.Helper()
+	prog, err := parseAST(src)
+	if err != nil {
+		return // nothing to cache
+	}
+	b := encodeAST(prog)
+	got, err := decodeAST(b)
+	if err != nil {
+		t.Fatalf("%s: decode: %v", name, err)
+	}
+	if !reflect.DeepEqual(got, prog) {
+		t.Fatalf("%s: decoded tree differs\n got: %s\nwant: %s", name, ast.Print(got), ast.Print(prog))
+	}
+	if again := encodeAST(got); !bytes.Equal(again, b) {
+		t.Fatalf("%s: encoding is not canonical", name)
+	}
+}
+
+func TestASTCodecShipped(t *testing.T) {
+	for name, src := range shippedTemplates(t) {
+		roundTrip(t, name, src)
+	}
+}
+
+// TestASTCodecEveryNode: each node kind and field the parser makes,
+// including literals, hashes, sub-expressions, block params and strips.
+func TestASTCodecEveryNode(t *testing.T) {
+	for i, src := range []string{
+		"",
+		"plain",
+		`{{a}}{{{b}}}{{& c}}{{~d~}}{{!x}}{{!-- y --}}`,
+		`{{#each items as |it i|}}{{it}}{{else}}none{{/each}}`,
+		`{{#if a}}x{{else if b}}y{{else}}z{{/if}}`,
+		`{{> card name=title n=1 f=2.5 neg=-3 yes=true s="q\"t"}}`,
+		`{{> (lookup . "p") a}}`,
+		"  {{#with sub}}\n  {{name}}\n  {{/with}}\n",
+		`{{eq (eq a 1) "x"}}{{../name}}{{@root.title}}{{this.[odd key]}}{{@index}}`,
+		`{{#unless a~}} x {{~^}} y {{/unless}}`,
+		`\{{escaped}} {{a}}`,
+		`{{{{raw}}}} {{x}} {{{{/raw}}}}`,
+		"日本語 {{名前}} 🎌",
+	} {
+		roundTrip(t, fmt.Sprint(i), src)
+	}
+}
+
+// TestASTCodecGenerated: the compiler tests' grammar, a few thousand
+// templates.
+func TestASTCodecGenerated(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(9, 2026))
+	g := &gen{next: rnd.IntN}
+	n := 3000
+	if testing.Short() {
+		n = 300
+	}
+	for i := range n {
+		roundTrip(t, fmt.Sprint("generated ", i), g.body(0))
+	}
+}
+
+// TestASTDecodeCorrupt: every truncation and many byte flips of a real
+// entry are refused or decode to some tree, never a panic; a wrong
+// magic is refused.
+func TestASTDecodeCorrupt(t *testing.T) {
+	src := shippedTemplates(t)["../web/themes/default/templates/post.hbs"]
+	prog, err := parseAST(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := encodeAST(prog)
+	for n := range len(b) {
+		if _, err := decodeAST(b[:n]); err == nil {
+			t.Fatalf("a %d-byte prefix of a %d-byte entry decoded", n, len(b))
+		}
+	}
+	if _, err := decodeAST(append(append([]byte{}, b...), 0)); err == nil {
+		t.Error("an entry with a trailing byte decoded")
+	}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for range 5000 {
+		c := append([]byte{}, b...)
+		c[len(astMagic)+rnd.IntN(len(c)-len(astMagic))] = byte(rnd.IntN(256))
+		decodeAST(c)
+	}
+	bad := append([]byte{}, b...)
+	bad[0] ^= 1
+	if _, err := decodeAST(bad); err == nil {
+		t.Error("an entry with a wrong magic decoded")
+	}
+	// A count that claims more elements than bytes left allocates nothing.
+	huge := append([]byte(astMagic), byte(ast.NodeProgram), 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F)
+	if _, err := decodeAST(huge); err == nil {
+		t.Error("a lying count decoded")
+	}
+	deep := []byte(astMagic)
+	for range maxASTDepth + 10 {
+		deep = append(deep, byte(ast.NodeProgram), 0, 0, 0, 1)
+	}
+	if _, err := decodeAST(deep); err == nil {
+		t.Error("a tree deeper than maxASTDepth decoded")
+	}
+}
+
+// FuzzASTDecode: any bytes decode or fail without panicking, and what
+// decodes encodes back to the same bytes.
+func FuzzASTDecode(f *testing.F) {
+	for _, src := range []string{"", "a{{b}}", `{{#each x as |y|}}{{> p n=1.5}}{{/each}}`} {
+		prog, _ := parseAST(src)
+		f.Add(encodeAST(prog))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		prog, err := decodeAST(b)
+		if err != nil {
+			return
+		}
+		if again := encodeAST(prog); !bytes.Equal(again, b) {
+			t.Fatalf("decoded entry re-encodes differently:\n%x\n%x", b, again)
+		}
+	})
+}
+
+// countCache is a ParseCache in memory that counts its calls.
+type countCache struct {
+	m          map[string][]byte
+	gets, hits int
+	puts       int
+}
+
+func (c *countCache) Get(k string) []byte {
+	c.gets++
+	if b, ok := c.m[k]; ok {
+		c.hits++
+		return b
+	}
+	return nil
+}
+
+func (c *countCache) Put(k string, b []byte) error {
+	c.puts++
+	c.m[k] = b
+	return nil
+}
+
+// TestSetUsesParseCache: a second one-shot process decodes what the
+// first parsed, renders the same bytes, and a corrupt entry is parsed
+// again and rewritten.
+func TestSetUsesParseCache(t *testing.T) {
+	fsys := os.DirFS("../web/themes")
+	ctx := map[string]any{"site": map[string]any{"name": "n"}, "lang": "ja"}
+	plain, _ := NewSet(fsys, Options{OneShot: true}).Render("default", "post", ctx)
+	c := &countCache{m: map[string][]byte{}}
+	first, _ := NewSet(fsys, Options{OneShot: true, ParseCache: c}).Render("default", "post", ctx)
+	if c.puts == 0 || c.hits != 0 {
+		t.Fatalf("first process: %d puts, %d hits; want puts and no hits", c.puts, c.hits)
+	}
+	puts := c.puts
+	second, _ := NewSet(fsys, Options{OneShot: true, ParseCache: c}).Render("default", "post", ctx)
+	if c.hits != puts || c.puts != puts {
+		t.Fatalf("second process: %d hits, %d puts; want %d hits and no new puts", c.hits, c.puts, puts)
+	}
+	if !bytes.Equal(first, plain) || !bytes.Equal(second, plain) {
+		t.Fatal("a page rendered through the parse cache differs from the parsed one")
+	}
+	for k := range c.m {
+		c.m[k] = []byte("garbage")
+	}
+	third, _ := NewSet(fsys, Options{OneShot: true, ParseCache: c}).Render("default", "post", ctx)
+	if !bytes.Equal(third, plain) || c.puts != 2*puts {
+		t.Fatalf("corrupt entries: %d puts (want %d), same page %v", c.puts, 2*puts, bytes.Equal(third, plain))
+	}
+}
+
+func TestDirCache(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cache", "templates")
+	c := DirCache(dir)
+	key := parseKey("{{a}}")
+	if c.Get(key) != nil {
+		t.Fatal("Get on a missing directory returned an entry")
+	}
+	if err := c.Put(key, []byte("entry")); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Get(key); string(got) != "entry" {
+		t.Fatalf("Get = %q", got)
+	}
+	if info, err := os.Stat(dir); err != nil || info.Mode().Perm() != 0o700 {
+		t.Errorf("cache directory mode %v, %v; want 0700", info.Mode().Perm(), err)
+	}
+	for _, k := range []string{"", "../x", strings.Repeat("A", 64), strings.Repeat("a", 63), "/etc/passwd"} {
+		if c.Get(k) != nil || c.Put(k, []byte("x")) == nil {
+			t.Errorf("key %q accepted", k)
+		}
+	}
+	if err := c.Put(key, make([]byte, maxEntryBytes+1)); err == nil {
+		t.Error("an over-large entry was written")
+	}
+	// A temporary file a killed process left is removed once old.
+	stale := filepath.Join(dir, ".tmp-stale")
+	os.WriteFile(stale, []byte("x"), 0o600)
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(stale, old, old)
+	// Beyond maxDirEntries the oldest go first.
+	base := time.Now().Add(-24 * time.Hour)
+	os.Chtimes(filepath.Join(dir, key), base, base)
+	for i := range maxDirEntries + 5 {
+		if err := c.Put(parseKey(fmt.Sprint(i)), []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != maxDirEntries {
+		t.Errorf("%d entries kept; want %d", len(ents), maxDirEntries)
+	}
+	if c.Get(key) != nil {
+		t.Error("the oldest entry was kept")
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Error("a stale temporary file was kept")
+	}
+	// An unwritable place is an error, not a panic; the Set still renders.
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o600)
+	if err := DirCache(filepath.Join(file, "sub")).Put(key, []byte("x")); err == nil {
+		t.Error("Put under a file succeeded")
+	}
+	if _, ok := NewSet(os.DirFS("../web/themes"), Options{OneShot: true, ParseCache: DirCache(filepath.Join(file, "sub"))}).
+		Render("default", "post", map[string]any{}); !ok {
+		t.Error("an unwritable parse cache made the render fall back")
+	}
+}
