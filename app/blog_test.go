@@ -4,9 +4,14 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/murlog/murlog/app"
 	"github.com/murlog/murlog/internal/testsite"
 )
 
@@ -63,6 +68,49 @@ func TestProfileURLsAreNegotiated(t *testing.T) {
 	for _, path := range []string{"/robots.txt", "/sitemap.xml", "/@alice/feed.atom", "/api/pub/personas/alice/posts"} {
 		if res, body := get(path, "*/*"); res.StatusCode != 200 {
 			t.Errorf("GET %s = %d %.200s; want 200", path, res.StatusCode, body)
+		}
+	}
+}
+
+// TestCGIKeepsParsedTemplates: a one-shot (CGI) process leaves the trees
+// of the templates it parsed in data/cache/templates, and the next one
+// renders the same page from them.
+func TestCGIKeepsParsedTemplates(t *testing.T) {
+	s := testsite.New(t)
+	dir := filepath.Join(s.Dir, "data", "cache", "templates")
+	page := func() string {
+		a, err := app.New(ctx, app.Options{ConfigPath: filepath.Join(s.Dir, "murlog.ini"), Getenv: func(k string) string { return s.Env[k] },
+			Logger: testsite.Discard(), OneShot: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest("GET", "/@alice", nil)
+		req.Header.Set("Accept", "text/html")
+		a.ServeHTTP(rec, req)
+		if rec.Code != 200 || !strings.Contains(rec.Body.String(), "<html") {
+			t.Fatalf("GET /@alice under CGI = %d %.300s", rec.Code, rec.Body)
+		}
+		return rec.Body.String()
+	}
+	first := page()
+	ents, err := os.ReadDir(dir)
+	if err != nil || len(ents) < 5 {
+		t.Fatalf("after one CGI page, %s holds %d entries (%v); want the page's templates", dir, len(ents), err)
+	}
+	mod := map[string]time.Time{}
+	for _, e := range ents {
+		info, _ := e.Info()
+		mod[e.Name()] = info.ModTime()
+	}
+	if second := page(); second != first {
+		t.Error("the page rendered from the parse cache differs")
+	}
+	again, _ := os.ReadDir(dir)
+	for _, e := range again {
+		if info, _ := e.Info(); !info.ModTime().Equal(mod[e.Name()]) {
+			t.Errorf("entry %s was written again by the second process", e.Name())
 		}
 	}
 }
