@@ -168,12 +168,43 @@ func ExcerptText(text string, n int) string {
 		w.WriteText(text)
 		s = w.String()
 	}
-	if utf8.RuneCountInString(s) <= n {
+	lo := max(n-n/3, 1)
+	if !utf8.ValidString(s) {
+		// Invalid bytes become U+FFFD, as []rune makes them.
+		rs := []rune(s)
+		if len(rs) <= n {
+			return s
+		}
+		cut := excerptCut(n, lo, func(k int) rune { return rs[k] })
+		return strings.TrimRightFunc(string(rs[:cut]), unicode.IsSpace) + Ellipsis
+	}
+	// Only the starts of runes lo-1 … n are needed to choose the cut: the
+	// text is not converted to runes (pages cut every link's title and
+	// every post's description).
+	var buf [128]int
+	starts := buf[:0]
+	if n-lo+2 > len(buf) {
+		starts = make([]int, 0, n-lo+2)
+	}
+	k, longer := 0, false
+	for b := range s {
+		if k >= lo-1 {
+			starts = append(starts, b)
+		}
+		if k == n {
+			longer = true
+			break
+		}
+		k++
+	}
+	if !longer {
 		return s // often already an excerpt: pages pass theirs on
 	}
-	rs := []rune(s)
-	cut := excerptCut(rs, n)
-	return strings.TrimRightFunc(string(rs[:cut]), unicode.IsSpace) + Ellipsis
+	cut := excerptCut(n, lo, func(k int) rune {
+		r, _ := utf8.DecodeRuneInString(s[starts[k-lo+1]:])
+		return r
+	})
+	return strings.TrimRightFunc(s[:starts[cut-lo+1]], unicode.IsSpace) + Ellipsis
 }
 
 // collapsed reports whether text is already as spaceWriter writes it:
@@ -196,17 +227,14 @@ func collapsed(text string) bool {
 	return !prevSpace || text == ""
 }
 
-// excerptCut returns where to cut rs (longer than n runes) to keep at most
-// n runes: the best boundary at or after lo, else n.
-func excerptCut(rs []rune, n int) int {
-	lo := n - n/3
-	if lo < 1 {
-		lo = 1
-	}
+// excerptCut returns where to cut a text of more than n runes (at gives
+// its k-th rune, for lo-1 ≤ k ≤ n) to keep at most n runes: the best
+// boundary at or after lo, else n.
+func excerptCut(n, lo int, at func(k int) rune) int {
 	sentence, space, comma := -1, -1, -1
 	// i is the length kept: the cut falls between rs[i-1] and rs[i].
 	for i := n; i >= lo; i-- {
-		prev, next := rs[i-1], rs[i]
+		prev, next := at(i-1), at(i)
 		switch {
 		case sentence < 0 && (prev == '。' || prev == '！' || prev == '？' || prev == '．'):
 			sentence = i

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -247,4 +248,40 @@ func TestExcerptTextOfExcerpts(t *testing.T) {
 			t.Errorf("ExcerptText(%q, 20) = %q; want %q", c.in, got, c.want)
 		}
 	}
+}
+
+// excerptTextRunes is ExcerptText as first written, over []rune: the
+// reference the offset-based cut is compared with.
+func excerptTextRunes(text string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	s := strings.TrimSuffix(text, " ")
+	if !collapsed(s) {
+		var w spaceWriter
+		w.WriteText(text)
+		s = w.String()
+	}
+	rs := []rune(s)
+	if len(rs) <= n {
+		return s
+	}
+	cut := excerptCut(n, max(n-n/3, 1), func(k int) rune { return rs[k] })
+	return strings.TrimRightFunc(string(rs[:cut]), unicode.IsSpace) + Ellipsis
+}
+
+// FuzzExcerptText: the cut found from rune offsets is the cut over runes.
+func FuzzExcerptText(f *testing.F) {
+	for _, s := range []string{"", "a b. c", "今日は雨。明日は晴れ、たぶん", strings.Repeat("word ", 50), "x\xffy z",
+		strings.Repeat("あ", 300), "a\u3000b, c! d? e."} {
+		f.Add(s, 10)
+		f.Add(s, 80)
+		f.Add(s, 200)
+	}
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		n %= 400
+		if got, want := ExcerptText(s, n), excerptTextRunes(s, n); got != want {
+			t.Fatalf("ExcerptText(%q, %d) = %q; over runes %q", s, n, got, want)
+		}
+	})
 }

@@ -138,25 +138,28 @@ func (r publicPosts) List(q store.PublicQuery) ([]*murlog.Post, error) {
 }
 
 // Neighbours takes p's persona and sort key as given: the caller read p
-// through Get a moment ago, and a second read would only repeat it.
+// through Get a moment ago, and a second read would only repeat it. Both
+// neighbours come from one statement (each side its own indexed
+// ORDER BY … LIMIT 1), and which is which from their sort keys.
 func (r publicPosts) Neighbours(p *murlog.Post, now time.Time) (*murlog.Post, *murlog.Post, error) {
 	if !p.PublicAt(now) {
 		return nil, nil, murlog.Invalid("post", "not published")
 	}
 	c := &cursor{pub: micros(*p.PublishedAt), id: p.ID}
 	where := "SELECT " + publicCols + " FROM posts WHERE " + listed + " AND persona_id = ?"
+	olderQ, olderArgs := page(where, []any{micros(now), p.PersonaID}, 0, postsKey, c, false, 1)
+	newerQ, newerArgs := page(where, []any{micros(now), p.PersonaID}, 0, postsKey, c, true, 1)
+	ps, err := manyPosts(r.t, 2, "SELECT * FROM ("+olderQ+") UNION ALL SELECT * FROM ("+newerQ+")",
+		append(olderArgs, newerArgs...)...)
+	if err != nil {
+		return nil, nil, err
+	}
 	var older, newer *murlog.Post
-	for _, n := range []struct {
-		oldest bool
-		dst    **murlog.Post
-	}{{false, &older}, {true, &newer}} {
-		query, args := page(where, []any{micros(now), p.PersonaID}, 0, postsKey, c, n.oldest, 1)
-		ps, err := manyPosts(r.t, 1, query, args...)
-		if err != nil {
-			return nil, nil, err
-		}
-		if len(ps) == 1 {
-			*n.dst = ps[0]
+	for _, n := range ps {
+		if k := micros(*n.PublishedAt); k < c.pub || k == c.pub && n.ID < c.id {
+			older = n
+		} else {
+			newer = n
 		}
 	}
 	return older, newer, nil
