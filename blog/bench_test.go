@@ -86,6 +86,19 @@ func BenchmarkBlog(b *testing.B) {
 			}
 		}
 	})
+	// The baseline of the loads: one read transaction reading one post by
+	// its key (what a page cannot do with less), to compare days.
+	b.Run("BaselineReadOnePost", func(b *testing.B) {
+		for b.Loop() {
+			err := l.Store.View(ctx, func(tx store.Tx) error {
+				_, err := tx.PublicPosts().Get(id, l.Now())
+				return err
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	// The same loads with nothing kept between pages (CGI, or every
 	// page's first visit): persona, settings, lists and texts all read.
 	cold := &blog.Loader{Site: l.Site, Store: l.Store, Themes: l.Themes, Log: quiet, Now: l.Now}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/blog/meta"
 	"github.com/murlog/murlog/markup"
 	"github.com/murlog/murlog/siteconfig"
@@ -205,5 +206,29 @@ func TestSiteCacheGenerations(t *testing.T) {
 	off.keep("k", ps, gen)
 	if got, _ := off.cached("k"); got != nil {
 		t.Fatal("SiteTTL 0 kept an entry")
+	}
+}
+
+// TestLinkTitleIsTheListTitle: a link's title cut alone is the title
+// texts derives, for every kind of post, whether the Loader keeps texts
+// or not.
+func TestLinkTitleIsTheListTitle(t *testing.T) {
+	long := strings.Repeat("今日は東京で雨が降っている。 ", 20)
+	for _, p := range []*murlog.Post{
+		{ID: "n1", Kind: murlog.KindNote, Excerpt: markup.PlainTextPrefix("<p>"+long+"</p>", murlog.ExcerptLen)},
+		{ID: "n2", Kind: murlog.KindNote, Excerpt: "short"},
+		{ID: "a1", Kind: murlog.KindArticle, Title: "An article", Excerpt: "body"},
+		{ID: "a2", Kind: murlog.KindArticle, Excerpt: markup.PlainTextPrefix("<p>"+long+"</p>", murlog.ExcerptLen)},
+		{ID: "old", Kind: murlog.KindNote, Content: "<p>" + long + "</p>"}, // a row from before stored excerpts
+	} {
+		want := (&Loader{}).texts(p).title
+		if want == "" {
+			t.Fatalf("%s: no list title", p.ID)
+		}
+		for _, l := range []*Loader{{}, {TextCache: 8}} {
+			if got := l.linkTitle(p); got != want {
+				t.Errorf("%s (TextCache %d): linkTitle = %q; want %q", p.ID, l.TextCache, got, want)
+			}
+		}
 	}
 }
