@@ -349,7 +349,8 @@ func (s *Service) ChangePassword(ctx context.Context, in ChangePasswordInput) (i
 			}
 			revoked = n
 		}
-		return tx.Sessions().DeleteAllExcept(in.KeepSession)
+		_, err := tx.Sessions().DeleteAllExcept(in.KeepSession)
+		return err
 	})
 	if err != nil {
 		return 0, err

@@ -227,7 +227,8 @@ func (s *Service) ResetPassword(ctx context.Context, in ResetInput) error {
 		if _, err := tx.Tokens().DeleteAll(); err != nil {
 			return err
 		}
-		return tx.Sessions().DeleteAllExcept("")
+		_, err := tx.Sessions().DeleteAllExcept("")
+		return err
 	})
 	if err != nil {
 		return err
