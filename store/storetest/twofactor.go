@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -40,14 +41,14 @@ func testSessionsList(t *testing.T, open Opener) {
 			return err
 		}
 		// cc33 expires exactly now: not live.
-		if got, want := hashes(l), []string{"bb22", "dd44", "aa11", "aa12"}; !equal(got, want) {
+		if got, want := hashes(l), []string{"bb22", "dd44", "aa11", "aa12"}; !slices.Equal(got, want) {
 			t.Errorf("List = %v; want %v (live only, most recently seen first)", got, want)
 		}
 		if len(l) > 0 && (l[0].UserAgent != "ua bb22" || !l[0].CreatedAt.Equal(c.t.Add(-time.Hour)) ||
 			!l[0].LastSeenAt.Equal(c.t.Add(-time.Minute)) || !l[0].ExpiresAt.Equal(c.t.Add(time.Hour))) {
 			t.Errorf("List[0] = %+v; want every field as stored", l[0])
 		}
-		if l, err := tx.Sessions().List(c.t, 2); err != nil || !equal(hashes(l), []string{"bb22", "dd44"}) {
+		if l, err := tx.Sessions().List(c.t, 2); err != nil || !slices.Equal(hashes(l), []string{"bb22", "dd44"}) {
 			t.Errorf("List(limit 2) = %v, %v; want the 2 most recently seen", hashes(l), err)
 		}
 		return nil
@@ -68,23 +69,11 @@ func testSessionsList(t *testing.T, open Opener) {
 		return nil
 	})
 	view(t, s, func(tx store.Tx) error {
-		if l, err := tx.Sessions().List(c.t, 10); err != nil || !equal(hashes(l), []string{"bb22", "aa12"}) {
+		if l, err := tx.Sessions().List(c.t, 10); err != nil || !slices.Equal(hashes(l), []string{"bb22", "aa12"}) {
 			t.Errorf("List after DeletePrefix = %v, %v; want bb22 aa12 (aa12 shares only a shorter prefix)", hashes(l), err)
 		}
 		return nil
 	})
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // testTwoFactor walks the TOTP state and recovery codes through an
