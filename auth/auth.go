@@ -1,6 +1,7 @@
 // Package auth authenticates the owner: password login with a database-held
-// rate limit (so it also holds across CGI processes), browser sessions,
-// bearer API tokens for scripts, and the file-based password reset.
+// rate limit (so it also holds across CGI processes), two-factor login with
+// RFC 6238 TOTP codes and recovery codes, browser sessions, bearer API
+// tokens for scripts, and the file-based password reset.
 package auth
 
 import (
