@@ -1,6 +1,10 @@
 package murlog
 
-import "time"
+import (
+	"fmt"
+	"log/slog"
+	"time"
+)
 
 // Session is a logged-in browser. Only a hash of the cookie token is stored,
 // so a leaked database does not yield live sessions.
@@ -30,3 +34,25 @@ type LoginAttempts struct {
 	LastFailure time.Time
 	LockedUntil time.Time
 }
+
+// TOTP is the owner's two-factor login state. There is one owner, so there
+// is one such record. The secrets are kept as they are (HMAC needs them);
+// String and LogValue leave them out, so a state that reaches a log line
+// or an error message does not carry them.
+type TOTP struct {
+	Secret    string     // base32 key in force; "" while two-factor login is off
+	Pending   string     // base32 key being enrolled; not in force until verified
+	LastStep  int64      // RFC 6238 time step of the last code accepted; codes for it or an earlier step are refused
+	EnabledAt *time.Time // when Secret was verified; nil while off
+}
+
+// Enabled reports whether login needs a second factor.
+func (t *TOTP) Enabled() bool { return t.Secret != "" }
+
+// String describes the state without its secrets.
+func (t *TOTP) String() string {
+	return fmt.Sprintf("TOTP{enabled:%v pending:%v last_step:%d}", t.Enabled(), t.Pending != "", t.LastStep)
+}
+
+// LogValue is String for structured logs.
+func (t *TOTP) LogValue() slog.Value { return slog.StringValue(t.String()) }

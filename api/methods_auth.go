@@ -10,7 +10,7 @@ import (
 
 type loginParams struct {
 	Password string `json:"password"`
-	TOTPCode string `json:"totp_code"` // accepted now; checked once two-factor login exists
+	TOTPCode string `json:"totp_code"` // the second factor, once two-factor login is on
 }
 
 type changePasswordParams struct {
@@ -22,7 +22,8 @@ type changePasswordParams struct {
 // sessionOnly refuses a call made with a bearer token. Minting or
 // revoking tokens and changing the password widen or move credentials: a
 // leaked token must not be able to outlive its own revocation by minting
-// another, nor lock the owner out. Two-factor changes will use it too.
+// another, nor lock the owner out. Two-factor changes and the sessions
+// methods use it too.
 func sessionOnly(ctx context.Context, method string) error {
 	if auth.CallerFrom(ctx).Via != "session" {
 		return murlog.Errorf(murlog.EForbidden, "%s needs a logged-in browser session; API tokens may not call it", method)

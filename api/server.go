@@ -76,6 +76,8 @@ func New(d Deps, log *slog.Logger) *Server {
 	}
 	s := &Server{methods: map[string]*method{}, log: log, deps: d, anonBatches: make(chan struct{}, MaxAnonBatches)}
 	s.registerAuth()
+	s.registerSessions()
+	s.registerTOTP()
 	s.registerPersonas()
 	s.registerPosts()
 	s.registerSite()

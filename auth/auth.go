@@ -1,6 +1,7 @@
 // Package auth authenticates the owner: password login with a database-held
-// rate limit (so it also holds across CGI processes), browser sessions,
-// bearer API tokens for scripts, and the file-based password reset.
+// rate limit (so it also holds across CGI processes), two-factor login with
+// RFC 6238 TOTP codes and recovery codes, browser sessions, bearer API
+// tokens for scripts, and the file-based password reset.
 package auth
 
 import (
@@ -139,17 +140,38 @@ func CallerFrom(ctx context.Context) *Caller {
 
 // LoginInput is one login attempt.
 type LoginInput struct {
-	Password  string
-	TOTPCode  string // reserved for two-factor login; ignored until TOTP is enabled
+	Password string
+	// TOTPCode is the second factor, needed once two-factor login is on:
+	// a TOTP code or an unused recovery code. Malformed, it is refused
+	// whether two-factor login is on or not.
+	TOTPCode  string
 	ClientKey string // rate-limit key: the client's address
 	UserAgent string
 }
 
-// Login checks the password and starts a session. It returns the session
-// secret for the cookie. Every attempt counts against ClientKey before the
-// password is checked, so parallel guesses cannot slip past the limit; a
-// success clears the count.
+// Login checks the password and, when two-factor login is on, the code,
+// and starts a session. It returns the session secret for the cookie.
+// Every attempt counts against ClientKey before the password is checked,
+// so parallel guesses cannot slip past the limit; a success clears the
+// count.
+//
+// The password is checked first, and a wrong one is answered "wrong
+// password" whatever the code, without touching the code (it is not used
+// up). Only with the right password does a missing code answer "two-factor
+// code required" and a wrong or reused one "wrong or already used code",
+// both EUnauthorized on field totp_code. That tells whoever has the
+// password that it is right, as the two-step logins of Mastodon and
+// GitHub do; the code still stands between them and a session, and every
+// code they try costs an attempt of the same limit.
 func (s *Service) Login(ctx context.Context, in LoginInput) (string, *murlog.Session, error) {
+	var kind codeKind
+	var code string
+	if in.TOTPCode != "" {
+		var err error
+		if kind, code, err = parseCode("totp_code", in.TOTPCode, true); err != nil {
+			return "", nil, err
+		}
+	}
 	var hash string
 	err := s.store.Update(ctx, func(tx store.Tx) error {
 		if err := s.countAttempt(tx, in.ClientKey); err != nil {
@@ -175,6 +197,11 @@ func (s *Service) Login(ctx context.Context, in LoginInput) (string, *murlog.Ses
 	secret := newSecret()
 	var sess *murlog.Session
 	err = s.store.Update(ctx, func(tx store.Tx) error {
+		// The code is used up in the transaction that starts the session:
+		// of two logins racing with one code, one gets a session.
+		if err := secondFactor(tx, kind, code); err != nil {
+			return err
+		}
 		if err := tx.LoginAttempts().Delete(in.ClientKey); err != nil {
 			return err
 		}
@@ -349,7 +376,8 @@ func (s *Service) ChangePassword(ctx context.Context, in ChangePasswordInput) (i
 			}
 			revoked = n
 		}
-		return tx.Sessions().DeleteAllExcept(in.KeepSession)
+		_, err := tx.Sessions().DeleteAllExcept(in.KeepSession)
+		return err
 	})
 	if err != nil {
 		return 0, err

@@ -167,11 +167,12 @@ type ResetInput struct {
 
 // ResetPassword accepts the secret from the reset file once, within
 // ResetTTL of its creation: it sets the new password, records
-// last_password_reset_at, ends every session, revokes every API token and
-// deletes the file. A file older than the last reset is ignored, so a copy
-// that survived (or was put back) cannot be replayed. Every submission
-// with a valid file counts against the login limit, and the cheap checks
-// (lock, file, time, secret) all come before the new password is hashed.
+// last_password_reset_at, ends every session, revokes every API token,
+// turns two-factor login off and deletes the file. A file older than the
+// last reset is ignored, so a copy that survived (or was put back) cannot
+// be replayed. Every submission with a valid file counts against the
+// login limit, and the cheap checks (lock, file, time, secret) all come
+// before the new password is hashed.
 func (s *Service) ResetPassword(ctx context.Context, in ResetInput) error {
 	if err := ValidatePassword("password", in.Password); err != nil {
 		return err
@@ -227,7 +228,13 @@ func (s *Service) ResetPassword(ctx context.Context, in ResetInput) error {
 		if _, err := tx.Tokens().DeleteAll(); err != nil {
 			return err
 		}
-		return tx.Sessions().DeleteAllExcept("")
+		// The reset file proves shell access, which is what a lost phone
+		// and lost recovery codes leave: two-factor login goes too.
+		if err := turnOffTOTP(tx); err != nil {
+			return err
+		}
+		_, err := tx.Sessions().DeleteAllExcept("")
+		return err
 	})
 	if err != nil {
 		return err

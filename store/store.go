@@ -46,6 +46,8 @@ type Tx interface {
 	Sessions() Sessions
 	Tokens() Tokens
 	LoginAttempts() LoginAttemptsRepo
+	// TwoFactor is the owner's TOTP state and recovery codes.
+	TwoFactor() TwoFactor
 	// Jobs enqueues jobs in this transaction: they become visible to
 	// workers exactly when the write that caused them commits.
 	Jobs() Jobs
@@ -179,9 +181,40 @@ type Sessions interface {
 	// Touch records activity and slides the expiry.
 	Touch(tokenHash string, lastSeen, expires time.Time) error
 	Delete(tokenHash string) error
-	// DeleteAllExcept ends every session but keep ("" ends all).
-	DeleteAllExcept(keep string) error
+	// DeletePrefix ends the sessions whose token hash starts with prefix
+	// (the API names sessions by their hash's first 16 hex digits) and
+	// says how many. An empty prefix ends none.
+	DeletePrefix(prefix string) (int, error)
+	// DeleteAllExcept ends every session but keep ("" ends all) and says
+	// how many.
+	DeleteAllExcept(keep string) (int, error)
 	DeleteExpired(now time.Time) (int, error)
+	// List returns up to limit sessions live at now (expiring after it),
+	// the most recently seen first. Limit must be positive.
+	List(now time.Time, limit int) ([]*murlog.Session, error)
+}
+
+// TwoFactor stores the owner's TOTP state and recovery codes. Recovery
+// codes are stored by hash only; each is used at most once.
+type TwoFactor interface {
+	// Get returns the state: a zero TOTP (off, nothing pending) when
+	// two-factor login was never set up.
+	Get() (*murlog.TOTP, error)
+	// Put overwrites the state.
+	Put(t *murlog.TOTP) error
+	// UseStep records step as the step of the last code accepted, as ONE
+	// atomic compare-and-set: it succeeds only while two-factor login is on
+	// and the stored step is earlier than step, so two logins racing with
+	// the same code cannot both pass, on any engine. False when it did not.
+	UseStep(step int64) (bool, error)
+	// ReplaceRecoveryCodes deletes every recovery code and stores hashes
+	// as the new unused set (none: the set is left empty).
+	ReplaceRecoveryCodes(hashes []string, at time.Time) error
+	// UseRecoveryCode marks the unused code with this hash used at at, in
+	// one atomic statement; false when there is no such unused code.
+	UseRecoveryCode(hash string, at time.Time) (bool, error)
+	// RecoveryCodesLeft counts the unused codes.
+	RecoveryCodesLeft() (int, error)
 }
 
 // Tokens stores bearer API tokens.

@@ -40,9 +40,37 @@ func (r sessions) Delete(tokenHash string) error {
 	return err
 }
 
-func (r sessions) DeleteAllExcept(keep string) error {
-	_, err := r.t.exec("DELETE FROM sessions WHERE token_hash <> ?", keep)
-	return err
+func (r sessions) DeletePrefix(prefix string) (int, error) {
+	if prefix == "" {
+		return 0, nil
+	}
+	res, err := r.t.exec("DELETE FROM sessions WHERE substr(token_hash, 1, length(?1)) = ?1", prefix)
+	return rowsAffected(res, err)
+}
+
+func (r sessions) DeleteAllExcept(keep string) (int, error) {
+	res, err := r.t.exec("DELETE FROM sessions WHERE token_hash <> ?", keep)
+	return rowsAffected(res, err)
+}
+
+func (r sessions) List(now time.Time, limit int) ([]*murlog.Session, error) {
+	rows, err := r.t.query(`SELECT token_hash, created_at, expires_at, last_seen_at, user_agent FROM sessions
+		WHERE expires_at > ? ORDER BY last_seen_at DESC, token_hash LIMIT ?`, micros(now), limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*murlog.Session
+	for rows.Next() {
+		var s murlog.Session
+		var c, e, l int64
+		if err := rows.Scan(&s.TokenHash, &c, &e, &l, &s.UserAgent); err != nil {
+			return nil, mapErr(err)
+		}
+		s.CreatedAt, s.ExpiresAt, s.LastSeenAt = fromMicros(c), fromMicros(e), fromMicros(l)
+		out = append(out, &s)
+	}
+	return out, mapErr(rows.Err())
 }
 
 func (r sessions) DeleteExpired(now time.Time) (int, error) {

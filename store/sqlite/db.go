@@ -258,6 +258,7 @@ func (t *tx) Posts() store.Posts                     { return posts{t} }
 func (t *tx) Sessions() store.Sessions               { return sessions{t} }
 func (t *tx) Tokens() store.Tokens                   { return tokens{t} }
 func (t *tx) LoginAttempts() store.LoginAttemptsRepo { return loginAttempts{t} }
+func (t *tx) TwoFactor() store.TwoFactor             { return twoFactor{t} }
 func (t *tx) Jobs() store.Jobs                       { return jobs{t} }
 func (t *tx) DomainFailures() store.DomainFailures   { return domainFailures{t} }
 func (t *tx) FanoutProgress() store.FanoutProgress   { return fanoutProgress{t} }

@@ -34,6 +34,9 @@ func Run(t *testing.T, open Opener) {
 		{"LoginAttemptHit", testLoginAttemptHit},
 		{"LoginAttemptHitConcurrent", testLoginAttemptHitConcurrent},
 		{"TokensDeleteAll", testTokensDeleteAll},
+		{"SessionsList", testSessionsList},
+		{"TwoFactor", testTwoFactor},
+		{"TwoFactorUseStepConcurrent", testTwoFactorUseStepConcurrent},
 		{"DomainFailures", testDomainFailures},
 		{"Rollback", testRollback},
 		{"FixedNow", testFixedNow},
@@ -397,7 +400,13 @@ func testSessions(t *testing.T, open Opener) {
 		}
 		return nil
 	})
-	update(t, s, func(tx store.Tx) error { return tx.Sessions().DeleteAllExcept("c") })
+	update(t, s, func(tx store.Tx) error {
+		n, err := tx.Sessions().DeleteAllExcept("c")
+		if n != 1 {
+			t.Errorf("DeleteAllExcept(c) = %d; want 1 (a)", n)
+		}
+		return err
+	})
 	view(t, s, func(tx store.Tx) error {
 		if _, err := tx.Sessions().Get("a"); code(err) != murlog.ENotFound {
 			t.Errorf("DeleteAllExcept(c) kept a")
