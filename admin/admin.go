@@ -127,6 +127,8 @@ type page struct {
 	Message     string
 	Handle      string
 	Next        string
+	// App is the owner's app the completion page opens.
+	App string
 	// ResetCommand is shown where the pages tell how to reset the password.
 	ResetCommand string
 	// SetupToken is put in the wizard's forms once the token was given.
