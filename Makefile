@@ -1,5 +1,5 @@
 # murlog — developer commands. `make test` is the command CI runs.
-.PHONY: test build run bench load
+.PHONY: test build web run bench load
 
 # The test pipeline must fail when go test fails, not only when the
 # summariser does.
@@ -16,7 +16,13 @@ test:
 build:
 	CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o murlog ./cmd/murlog
 
-run:
+# The owner's app (web/spa, Preact + Vite) built into web/dist, the
+# default web_dir, from the committed lockfile. --ignore-scripts: no
+# package may run an install script (or download a browser).
+web:
+	cd web/spa && npm ci --no-audit --no-fund --ignore-scripts && npm run build
+
+run: web
 	go build -o murlog ./cmd/murlog && MURLOG_SCHEME=http ./murlog serve --listen 127.0.0.1:8080
 
 bench:

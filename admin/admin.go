@@ -22,6 +22,7 @@ import (
 	"github.com/murlog/murlog/config"
 	"github.com/murlog/murlog/httpd"
 	"github.com/murlog/murlog/i18n"
+	"github.com/murlog/murlog/my"
 	"github.com/murlog/murlog/setup"
 )
 
@@ -74,6 +75,10 @@ func New(d Deps) *Handler {
 	h.mux.HandleFunc("POST "+httpd.SetupServerPath, h.serverSubmit)
 	h.mux.HandleFunc("GET "+httpd.SetupSitePath, h.siteForm)
 	h.mux.HandleFunc("POST "+httpd.SetupSitePath, h.siteSubmit)
+	// The owner's pages are the app at /my/ now; /admin/ stays for the
+	// wizard and the reset page, which work before and without it.
+	h.mux.HandleFunc("GET /admin", toApp)
+	h.mux.HandleFunc("GET /admin/{$}", toApp)
 	h.mux.HandleFunc("GET /admin/reset", h.resetForm)
 	h.mux.HandleFunc("POST /admin/reset", h.resetSubmit)
 	return h
@@ -82,6 +87,10 @@ func New(d Deps) *Handler {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.securityHeaders(w)
 	h.mux.ServeHTTP(w, r)
+}
+
+func toApp(w http.ResponseWriter, r *http.Request) {
+	http.Redirect(w, r, my.Prefix, http.StatusSeeOther)
 }
 
 // securityHeaders sets the headers every /admin/ page carries.
@@ -118,6 +127,8 @@ type page struct {
 	Message     string
 	Handle      string
 	Next        string
+	// App is the owner's app the completion page opens.
+	App string
 	// ResetCommand is shown where the pages tell how to reset the password.
 	ResetCommand string
 	// SetupToken is put in the wizard's forms once the token was given.

@@ -351,3 +351,61 @@ func TestConcurrentStep2OnlyOneWins(t *testing.T) {
 		t.Errorf("%d step 2 submissions won and %d personas exist; want exactly 1 and 1", wins, n)
 	}
 }
+
+// TestSetupLogsTheOwnerIn: step 2's answer carries a session cookie
+// (HttpOnly) and a new CSRF token, as auth.login's does, so the browser
+// that set the site up is the owner at once: no auth.login call needed.
+// The completion page opens the app at /my/ (a link and a refresh, no
+// script) in both languages.
+func TestSetupLogsTheOwnerIn(t *testing.T) {
+	for _, lang := range []string{"en", "ja"} {
+		s := testsite.Start(t, testsite.Options{Bare: true})
+		s.Client.AcceptLanguage = lang
+		submit(t, s, "/admin/setup/server", step1(s.Dir))
+		formCSRF := s.Client.Cookie(ctx, "csrf_token")
+		status, hdr, _, err := s.Client.SubmitForm(ctx, "/admin/setup", url.Values{"domain": {s.Domain()}, "username": {"alice"},
+			"display_name": {"Alice"}, "password": {"long enough pw"}, "password_confirm": {"long enough pw"}})
+		if err != nil || status != 303 {
+			t.Fatalf("step 2 = %d %v; want 303", status, err)
+		}
+		var session, csrf *http.Cookie
+		for _, c := range (&http.Response{Header: hdr}).Cookies() {
+			switch c.Name {
+			case "murlog_session":
+				session = c
+			case "csrf_token":
+				csrf = c
+			}
+		}
+		if session == nil || session.Value == "" || !session.HttpOnly || session.SameSite != http.SameSiteStrictMode || session.Path != "/" {
+			t.Errorf("step 2's session cookie = %+v; want an HttpOnly, SameSite=Strict session cookie for /", session)
+		}
+		if csrf == nil || csrf.Value == formCSRF || len(csrf.Value) < 32 {
+			t.Errorf("step 2's csrf cookie = %+v; want a new token (the wizard's was %q)", csrf, formCSRF)
+		}
+		// The owner's methods answer without a login.
+		if err := s.Client.Call(ctx, "tokens.list", nil, nil); err != nil {
+			t.Errorf("tokens.list right after setup: %v; want the owner logged in", err)
+		}
+		_, _, page, _ := s.Client.Get(ctx, "/admin/setup")
+		done := string(page)
+		if !strings.Contains(done, `<meta http-equiv="refresh" content="3; url=/my/">`) || !strings.Contains(done, `<a href="/my/">`) {
+			t.Errorf("completion page (%s) does not open /my/:\n%s", lang, done)
+		}
+		if strings.Contains(done, "auth.login") || strings.Contains(done, "/api/mur/v1/rpc") || strings.Contains(done, "<script") {
+			t.Errorf("completion page (%s) still sends the owner to the RPC endpoint, or has a script:\n%s", lang, done)
+		}
+		if loggedIn := map[string]string{"en": "You are logged in", "ja": "ログインしました"}[lang]; !strings.Contains(done, loggedIn) {
+			t.Errorf("completion page (%s) does not say the owner is logged in (%q):\n%s", lang, loggedIn, done)
+		}
+		if !strings.Contains(done, "<code>murlog reset</code>") {
+			t.Errorf("completion page (%s) lost the reset command", lang)
+		}
+		// A browser that holds no session (the login failed) is told to
+		// log in in the app.
+		_, _, b := body(t, s, http.DefaultClient, "GET", "/admin/setup", nil, "Cookie", "murlog_setup_done=1", "Accept-Language", lang)
+		if logIn := map[string]string{"en": "log in there", "ja": "ログインしてください"}[lang]; !strings.Contains(b, logIn) || !strings.Contains(b, `href="/my/"`) {
+			t.Errorf("completion page without a session (%s) does not ask for a login (%q):\n%s", lang, logIn, b)
+		}
+	}
+}

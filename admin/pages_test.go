@@ -17,7 +17,7 @@ import (
 
 func body(t *testing.T, s *testsite.Site, c interface {
 	Do(*http.Request) (*http.Response, error)
-}, method, path string, form url.Values) (int, http.Header, string) {
+}, method, path string, form url.Values, hdr ...string) (int, http.Header, string) {
 	t.Helper()
 	var rd io.Reader
 	if form != nil {
@@ -25,6 +25,9 @@ func body(t *testing.T, s *testsite.Site, c interface {
 	}
 	req, _ := http.NewRequest(method, s.Server.URL+path, rd)
 	req.Header.Set("Accept", "text/html")
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
 	if form != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}

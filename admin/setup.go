@@ -6,8 +6,10 @@ import (
 	"strings"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/auth"
 	"github.com/murlog/murlog/httpd"
 	"github.com/murlog/murlog/i18n"
+	"github.com/murlog/murlog/my"
 	"github.com/murlog/murlog/setup"
 )
 
@@ -90,14 +92,40 @@ func (h *Handler) siteForm(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, "site", p)
 }
 
+// renderDone is the completion page: it opens the owner's app (a link,
+// and a refresh after a few seconds: the page allows no script), where
+// the owner is logged in already when logIn succeeded.
 func (h *Handler) renderDone(w http.ResponseWriter, r *http.Request, p *page) {
 	p.Title = i18n.T(p.Lang, "setup.done.heading")
 	p.Message = i18n.T(p.Lang, "setup.done.body")
 	if ps, err := h.primaryHandle(r); err == nil {
 		p.Handle = ps
 	}
-	p.Next = i18n.T(p.Lang, "setup.done.next")
+	p.App = my.Prefix
+	p.Next = i18n.T(p.Lang, "setup.done.log_in")
+	if ck, err := r.Cookie(httpd.SessionCookie); err == nil && ck.Value != "" {
+		p.Next = i18n.T(p.Lang, "setup.done.logged_in")
+	}
 	h.render(w, r, http.StatusOK, "done", p)
+}
+
+// logIn starts the owner's first session with the password step 2 just
+// set, as auth.login does (a session cookie, and a fresh CSRF token so
+// the one the wizard's forms used is not the session's), so the
+// completion page opens the app logged in. A failure only costs the
+// owner one login: it is logged, and the app asks for the password.
+func (h *Handler) logIn(w http.ResponseWriter, r *http.Request, st State, password string) {
+	if st.Auth == nil {
+		return
+	}
+	secret, sess, err := st.Auth.Login(r.Context(), auth.LoginInput{Password: password,
+		ClientKey: httpd.ClientKey(httpd.ClientAddr(r, st.Config.TrustedProxy)), UserAgent: r.UserAgent()})
+	if err != nil {
+		h.deps.Log.Warn("setup: the owner could not be logged in; the app will ask for the password", "err", err)
+		return
+	}
+	http.SetCookie(w, st.Cookies.Session(secret, sess.ExpiresAt))
+	http.SetCookie(w, st.Cookies.CSRF())
 }
 
 func (h *Handler) primaryHandle(r *http.Request) (string, error) {
@@ -147,6 +175,7 @@ func (h *Handler) siteSubmit(w http.ResponseWriter, r *http.Request) {
 	if err := h.deps.Completed(r.Context()); err != nil {
 		h.deps.Log.Error("rewiring after setup failed", "err", err)
 	}
+	h.logIn(w, r, st, in.Password)
 	http.SetCookie(w, &http.Cookie{Name: doneCookie, Value: "1", Path: httpd.SetupSitePath, MaxAge: 600, HttpOnly: true,
 		SameSite: http.SameSiteStrictMode, Secure: st.Cookies.Secure})
 	http.Redirect(w, r, httpd.SetupSitePath, http.StatusSeeOther)

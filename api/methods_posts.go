@@ -151,4 +151,26 @@ func (s *Server) registerPosts() {
 		}
 		return newPage(views, next), nil
 	})
+	register(s, "posts.preview", owner, false, func(ctx context.Context, p *postPreviewParams) (any, error) {
+		pv, err := s.deps.Posts.Preview(p.Kind, p.Content)
+		if err != nil {
+			return nil, err
+		}
+		return &previewView{HTML: pv.HTML, Chars: pv.Chars, Limit: pv.Limit}, nil
+	})
+}
+
+// postPreviewParams is the owner's editor asking how a text would look.
+// Title is accepted so the editor may send what it has, and ignored: a
+// title is shown as text, never rendered.
+type postPreviewParams struct {
+	Kind    murlog.PostKind `json:"kind"`
+	Content string          `json:"content"`
+	Title   string          `json:"title"`
+}
+
+type previewView struct {
+	HTML  string `json:"html"`
+	Chars int    `json:"chars"`
+	Limit int    `json:"limit"`
 }

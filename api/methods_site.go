@@ -6,6 +6,9 @@ import (
 	"strings"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/auth"
+	"github.com/murlog/murlog/persona"
+	"github.com/murlog/murlog/post"
 	"github.com/murlog/murlog/settings"
 	"github.com/murlog/murlog/siteconfig"
 )
@@ -101,7 +104,53 @@ func (s *Server) publicationView(c *murlog.PubConfig) *publicationView {
 		Themes: s.deps.SiteConfig.Themes()}
 }
 
+// siteInfo is what the owner's app reads first: who it talks to, whether
+// the caller is logged in, and the limits its forms count against, taken
+// from the constants the services validate with.
+type siteInfo struct {
+	Version     string     `json:"version"`
+	Domain      string     `json:"domain"`
+	Owner       bool       `json:"owner"`
+	TOTPEnabled *bool      `json:"totp_enabled,omitempty"` // the owner only
+	Limits      limitsView `json:"limits"`
+	Themes      []string   `json:"themes"`
+}
+
+type limitsView struct {
+	NoteChars        int `json:"note_chars"`
+	ArticleChars     int `json:"article_chars"`
+	TitleChars       int `json:"title_chars"`
+	SummaryChars     int `json:"summary_chars"`
+	Fields           int `json:"fields"`
+	FieldNameChars   int `json:"field_name_chars"`
+	FieldValueChars  int `json:"field_value_chars"`
+	DisplayNameChars int `json:"display_name_chars"`
+	BioChars         int `json:"bio_chars"`
+}
+
+var limits = limitsView{NoteChars: post.MaxNote, ArticleChars: post.MaxArticle, TitleChars: post.MaxTitle,
+	SummaryChars: post.MaxSummary, Fields: murlog.MaxPersonaFields, FieldNameChars: persona.MaxFieldName,
+	FieldValueChars: persona.MaxFieldValue, DisplayNameChars: persona.MaxDisplayName, BioChars: persona.MaxSummary}
+
 func (s *Server) registerSite() {
+	register(s, "site.info", public, false, func(ctx context.Context, _ *noParams) (any, error) {
+		v := &siteInfo{Version: murlog.Version, Domain: s.deps.Site.Domain, Owner: auth.CallerFrom(ctx).Owner,
+			Limits: limits, Themes: []string{}}
+		if s.deps.SiteConfig != nil {
+			v.Themes = append(v.Themes, s.deps.SiteConfig.Themes()...)
+		}
+		if v.Owner {
+			on := false
+			if s.deps.TOTPEnabled != nil {
+				var err error
+				if on, err = s.deps.TOTPEnabled(ctx); err != nil {
+					return nil, err
+				}
+			}
+			v.TOTPEnabled = &on
+		}
+		return v, nil
+	})
 	register(s, "site.get_settings", owner, false, func(ctx context.Context, p *siteGetParams) (any, error) {
 		site, err := s.deps.Settings.Get(ctx)
 		if err != nil {

@@ -26,6 +26,7 @@ import (
 	"github.com/murlog/murlog/federation"
 	"github.com/murlog/murlog/httpd"
 	"github.com/murlog/murlog/metrics"
+	"github.com/murlog/murlog/my"
 	"github.com/murlog/murlog/outbound"
 	"github.com/murlog/murlog/persona"
 	"github.com/murlog/murlog/post"
@@ -99,6 +100,7 @@ type runtime struct {
 	auth      *auth.Service
 	setup     *setup.Service
 	api       http.Handler
+	my        *my.Handler    // the owner's app at /my/
 	queue     *queue.Managed // the embedded queue: transactional enqueue writes here
 	jobs      jobQueue       // what workers read: queue, or a migration Switch
 	wake      <-chan struct{}
@@ -276,6 +278,12 @@ func (a *App) wire(ctx context.Context, cfg *config.Config, eng *engine) (*runti
 		Posts: newPosts(rt), Settings: settings.New(db), SiteConfig: rt.siteConfig,
 		Domains: domains.New(db), Queue: rt.queue, Now: a.opts.Now, Changed: changed}), a.log)
 	rt.api = httpd.Authenticate(rt.auth, cookies, cfg.TrustedProxy, rt.site, rpc)
+	// The app's files need no caller; its theme preview does (the owner's
+	// session), and renders with the blog once setup is complete.
+	rt.my = my.New(my.Options{WebDir: cfg.WebDir, Cookies: cookies, Blog: rt.blogLoader, Log: a.log,
+		Authenticate: func(h http.Handler) http.Handler {
+			return httpd.Authenticate(rt.auth, cookies, cfg.TrustedProxy, rt.site, h)
+		}})
 	return rt, nil
 }
 
@@ -326,6 +334,12 @@ func (a *App) completed(ctx context.Context) error {
 func (a *App) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/admin/", a.admin)
+	mux.Handle("/admin", a.admin) // exactly: sent on to /my/, not to /admin/
+	mux.HandleFunc(my.Prefix, func(w http.ResponseWriter, r *http.Request) {
+		// The guard lets /my/ through only once setup is complete, when
+		// the runtime exists.
+		a.rt.Load().my.ServeHTTP(w, r)
+	})
 	mux.HandleFunc(httpd.RPCPath, func(w http.ResponseWriter, r *http.Request) {
 		a.rt.Load().api.ServeHTTP(w, r)
 	})

@@ -232,22 +232,27 @@ func (l *Loader) SitePage(ctx context.Context, q SiteQuery) (*Page, error) {
 			page = missing
 			return err
 		}
-		mode := listMode(q.Mode)
-		posts, more, after, err := l.list(s, store.PublicQuery{PersonaID: s.persona.ID, Oldest: q.Oldest, After: q.After}, mode)
-		if err != nil {
-			return err
-		}
-		page = l.base(s, "site")
-		page.Profile = l.profile(s)
-		page.Posts = l.postViews(s, posts, mode)
-		base := l.siteURL(s)
-		page.Mode = modeView(base, url.Values{}, mode, q.Oldest, false)
-		page.Pager = l.pager(s, base, url.Values{}, mode, q.Oldest, after, posts, more)
-		page.Meta = l.meta(s, page, "site", nil, page.Site.Name, l.description(s), "", base)
-		l.finish(page)
-		return nil
+		page, err = l.sitePage(s, q)
+		return err
 	})
 	return page, err
+}
+
+func (l *Loader) sitePage(s *scope, q SiteQuery) (*Page, error) {
+	mode := listMode(q.Mode)
+	posts, more, after, err := l.list(s, store.PublicQuery{PersonaID: s.persona.ID, Oldest: q.Oldest, After: q.After}, mode)
+	if err != nil {
+		return nil, err
+	}
+	page := l.base(s, "site")
+	page.Profile = l.profile(s)
+	page.Posts = l.postViews(s, posts, mode)
+	base := l.siteURL(s)
+	page.Mode = modeView(base, url.Values{}, mode, q.Oldest, false)
+	page.Pager = l.pager(s, base, url.Values{}, mode, q.Oldest, after, posts, more)
+	page.Meta = l.meta(s, page, "site", nil, page.Site.Name, l.description(s), "", base)
+	l.finish(page)
+	return page, nil
 }
 
 // listMode is a list page's mode: unknown values read as the default.

@@ -100,3 +100,36 @@ func (l *Loader) postPage(s *scope, p *murlog.Post) (*Page, error) {
 	l.finish(page)
 	return page, nil
 }
+
+// PreviewPage loads the page the owner's theme picker shows beside its
+// list: the primary persona's newest listed post (its site page when it
+// has none) as the theme named would render it, whatever theme the
+// persona chose. Only the theme differs from the public page, so the
+// preview shows the owner's own words in each design. An unknown theme is
+// ENotFound.
+func (l *Loader) PreviewPage(ctx context.Context, themeName string) (*Page, error) {
+	if !l.Themes.Exists(themeName) {
+		return nil, murlog.NotFound("theme")
+	}
+	var page *Page
+	err := l.view(ctx, func(tx store.Tx) error {
+		s, err := l.open(tx, "")
+		if err != nil {
+			return err
+		}
+		// The scope is this page's own copy: the cached settings keep
+		// the persona's theme.
+		s.info = l.Themes.Info(themeName)
+		newest, err := l.recentPosts(s, 1)
+		if err != nil {
+			return err
+		}
+		if len(newest) == 0 {
+			page, err = l.sitePage(s, SiteQuery{})
+			return err
+		}
+		page, err = l.postPage(s, newest[0])
+		return err
+	})
+	return page, err
+}

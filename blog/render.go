@@ -70,7 +70,14 @@ const BaseCSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; fo
 // frames from the share widgets the page shows, and Google Analytics when
 // the page sends a page_view. Scripts are never inline ('unsafe-inline' is
 // not allowed): the data blocks (JSON, JSON-LD) are not scripts.
-func CSP(p *Page) string {
+func CSP(p *Page) string { return csp(p, "'none'") }
+
+// PreviewCSP is CSP but lets the site's own pages frame the page: the
+// owner's app shows a theme's preview (Loader.PreviewPage) in an iframe.
+func PreviewCSP(p *Page) string { return csp(p, "'self'") }
+
+// csp builds a themed page's policy; ancestors is its frame-ancestors.
+func csp(p *Page, ancestors string) string {
 	script, connect, frame := []string{"'self'"}, []string{"'self'"}, []string(nil)
 	if sh := p.Share; sh != nil {
 		// Vertical themes show compact links for X, Facebook and LINE,
@@ -98,6 +105,8 @@ func CSP(p *Page) string {
 		b.WriteString("; frame-src ")
 		b.WriteString(strings.Join(frame, " "))
 	}
-	b.WriteString("; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+	b.WriteString("; frame-ancestors ")
+	b.WriteString(ancestors)
+	b.WriteString("; base-uri 'none'; form-action 'self'")
 	return b.String()
 }

@@ -47,12 +47,7 @@ func (s *Service) resolveMentions(ctx context.Context, kind murlog.PostKind, sou
 	if s.mentions == nil || !strings.Contains(source, "@") {
 		return nil
 	}
-	var r markup.Result
-	if kind == murlog.KindArticle {
-		r = s.renderer.Article(source)
-	} else {
-		r = s.renderer.Note(source)
-	}
+	r := render(s.renderer, kind, source)
 	if len(r.Mentions) == 0 {
 		return nil
 	}

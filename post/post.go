@@ -391,35 +391,30 @@ func (s *Service) prepare(p *murlog.Post, known mentionSet) error {
 	if err := checkTexts(p); err != nil {
 		return err
 	}
-	switch p.Kind {
-	case murlog.KindNote:
+	limit, err := contentLimit(p.Kind)
+	if err != nil {
+		return err
+	}
+	if p.Kind == murlog.KindNote {
 		if p.Title != "" {
 			return murlog.Invalid("title", "only articles have a title")
 		}
 		if p.AsNote {
 			return murlog.Invalid("federate_as", "only an article can be federated as a note; a note is one already")
 		}
-		if strings.TrimSpace(p.Source) == "" {
-			return murlog.Invalid("content", "is required")
-		}
-		if n := utf8.RuneCountInString(p.Source); n > MaxNote {
-			return murlog.Invalid("content", "is %d characters; a note may have at most %d", n, MaxNote)
-		}
-	case murlog.KindArticle:
+	} else {
 		if p.Title == "" {
 			return murlog.Invalid("title", "is required for an article")
 		}
 		if utf8.RuneCountInString(p.Title) > MaxTitle {
 			return murlog.Invalid("title", "must be at most %d characters", MaxTitle)
 		}
-		if strings.TrimSpace(p.Source) == "" {
-			return murlog.Invalid("content", "is required")
-		}
-		if n := utf8.RuneCountInString(p.Source); n > MaxArticle {
-			return murlog.Invalid("content", "is %d characters; an article may have at most %d", n, MaxArticle)
-		}
-	default:
-		return murlog.Invalid("kind", "must be note or article")
+	}
+	if strings.TrimSpace(p.Source) == "" {
+		return murlog.Invalid("content", "is required")
+	}
+	if n := contentChars(p.Source); n > limit {
+		return murlog.Invalid("content", "is %d characters; %s may have at most %d", n, aKind(p.Kind), limit)
 	}
 	if utf8.RuneCountInString(p.Summary) > MaxSummary {
 		return murlog.Invalid("summary", "must be at most %d characters", MaxSummary)
@@ -433,19 +428,76 @@ func (s *Service) prepare(p *murlog.Post, known mentionSet) error {
 	if p.Language != "" && !murlog.ValidLanguage(p.Language) {
 		return murlog.Invalid("language", "must be a language tag such as ja or en-US")
 	}
-	var r markup.Result
-	rd := s.rendererFor(known)
-	if p.Kind == murlog.KindArticle {
-		r = rd.Article(p.Source)
-	} else {
-		r = rd.Note(p.Source)
-	}
+	r := render(s.rendererFor(known), p.Kind, p.Source)
 	p.Content, p.Tags, p.Mentions = r.HTML, r.Tags, mentioned(r, known)
 	p.Excerpt, p.Image = markup.PlainTextPrefix(r.HTML, murlog.ExcerptLen), ""
 	if p.Kind == murlog.KindArticle {
 		p.Image = markup.FirstImage(r.HTML)
 	}
 	return nil
+}
+
+// contentLimit is how many characters a post of kind may have (as
+// contentChars counts them); an unknown kind is invalid.
+func contentLimit(kind murlog.PostKind) (int, error) {
+	switch kind {
+	case murlog.KindNote:
+		return MaxNote, nil
+	case murlog.KindArticle:
+		return MaxArticle, nil
+	}
+	return 0, murlog.Invalid("kind", "must be note or article")
+}
+
+// contentChars is the length of a post's source (line breaks already
+// normalised by murlog.CheckText) as its limit counts it: Unicode code
+// points, as Mastodon counts a status.
+func contentChars(src string) int { return utf8.RuneCountInString(src) }
+
+func aKind(kind murlog.PostKind) string {
+	if kind == murlog.KindArticle {
+		return "an article"
+	}
+	return "a note"
+}
+
+// render renders a post's source as its kind is rendered: a note's text
+// linkified, an article's Markdown; both sanitized.
+func render(rd *markup.Renderer, kind murlog.PostKind, src string) markup.Result {
+	if kind == murlog.KindArticle {
+		return rd.Article(src)
+	}
+	return rd.Note(src)
+}
+
+// Preview is a post's text as Create would store it: its HTML, its
+// length as the limit counts it, and the limit of its kind.
+type Preview struct {
+	HTML  string
+	Chars int
+	Limit int
+}
+
+// Preview renders content as a post of kind ("" for a note) would be
+// rendered when written, storing nothing, for the owner's editor to show
+// beside the text. Mentions are not looked up (that asks remote servers,
+// and the editor previews at every pause in typing): they link to the
+// guessed https://host/@user. A text over the limit is no error here, the
+// editor shows the counter; text Create refuses at any length (invalid
+// UTF-8, control characters) and an unknown kind are invalid.
+func (s *Service) Preview(kind murlog.PostKind, content string) (Preview, error) {
+	if kind == "" {
+		kind = murlog.KindNote
+	}
+	limit, err := contentLimit(kind)
+	if err != nil {
+		return Preview{}, err
+	}
+	src, err := murlog.CheckText("content", content)
+	if err != nil {
+		return Preview{}, err
+	}
+	return Preview{HTML: render(s.renderer, kind, src).HTML, Chars: contentChars(src), Limit: limit}, nil
 }
 
 // checkTexts runs the text check over every text field of p, keeping the
