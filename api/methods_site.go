@@ -140,14 +140,11 @@ func (s *Server) registerSite() {
 			v.Themes = append(v.Themes, s.deps.SiteConfig.Themes()...)
 		}
 		if v.Owner {
-			on := false
-			if s.deps.TOTPEnabled != nil {
-				var err error
-				if on, err = s.deps.TOTPEnabled(ctx); err != nil {
-					return nil, err
-				}
+			st, err := s.deps.Auth.TOTPStatus(ctx)
+			if err != nil {
+				return nil, err
 			}
-			v.TOTPEnabled = &on
+			v.TOTPEnabled = &st.Enabled
 		}
 		return v, nil
 	})

@@ -33,9 +33,6 @@ type Deps struct {
 	SiteConfig *siteconfig.Service
 	Domains    *domains.Service
 	Queue      queue.Inspector
-	// TOTPEnabled reports whether two-factor login is on, for site.info's
-	// totp_enabled; nil reports false.
-	TOTPEnabled func(ctx context.Context) (bool, error)
 	// Now is the clock the views use to name a post's state; time.Now when nil.
 	Now func() time.Time
 	// Changed, when set, is called after a post, a persona's profile or a

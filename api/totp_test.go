@@ -375,3 +375,16 @@ func TestNoTOTPSecretsInLogs(t *testing.T) {
 		}
 	}
 }
+
+// TestSiteInfoSaysTOTPIsOn: site.info's totp_enabled follows the
+// enrolment, for the owner only.
+func TestSiteInfoSaysTOTPIsOn(t *testing.T) {
+	s, c := totpSite(t)
+	enrolOverRPC(t, s, c)
+	var info struct {
+		TOTPEnabled *bool `json:"totp_enabled"`
+	}
+	if err := s.Client.Call(ctx, "site.info", nil, &info); err != nil || info.TOTPEnabled == nil || !*info.TOTPEnabled {
+		t.Errorf("owner's site.info after enrolment: totp_enabled %v, %v; want true", info.TOTPEnabled, err)
+	}
+}
