@@ -174,6 +174,19 @@ describe('Compose', () => {
     expect(localStorage.getItem(DRAFT_KEY)).toBeNull();
   });
 
+  it('opening a post to edit does not forget the draft of a new post', async () => {
+    const kept = JSON.stringify({ v: 1, id: null, kind: 'note', title: '', content: 'unsent', summary: '' });
+    localStorage.setItem(DRAFT_KEY, kept);
+    fakeServer({
+      'posts.get': () => ({ id: 'p1', kind: 'note', content: '', source: 'saved', summary: '', sensitive: false, visibility: 'public', language: '', published_at: null, state: 'draft', url: 'u', in_reply_to: '' }),
+      'posts.preview': () => ({ html: '', chars: 5, limit: 3000 }),
+    });
+    t.m = await mount(<App id="p1" />);
+    expect(textarea().value).toBe('saved');
+    expect(t.m.root.textContent).not.toContain('Your unsent text was restored.');
+    expect(localStorage.getItem(DRAFT_KEY)).toBe(kept);
+  });
+
   it('shows a load error with retry when the post cannot be read', async () => {
     let fail = true;
     fakeServer({
