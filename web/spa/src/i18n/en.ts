@@ -81,6 +81,7 @@ export const en = {
   'login.code_required': 'Enter the code.',
   'login.wrong_password': 'Wrong password.',
   'login.password_required': 'Enter the password.',
+  'login.code_format': 'Enter the 6-digit code from the app, or a recovery code (xxxx-xxxx).',
 
   // --- Compose (screens/Compose.tsx) ---
   'compose.edit_title': 'Edit post',

@@ -81,6 +81,7 @@ export const ja: Record<Key, string> = {
   'login.code_required': 'コードを入力してください。',
   'login.wrong_password': 'パスワードが違います。',
   'login.password_required': 'パスワードを入力してください。',
+  'login.code_format': 'アプリの 6 桁のコード、またはリカバリーコード (xxxx-xxxx) を入力してください。',
 
   // --- Compose (screens/Compose.tsx) ---
   'compose.edit_title': '投稿を編集',

@@ -22,6 +22,9 @@ describe('loginOutcome', () => {
     expect(loginOutcome('password', false, err('unauthorized'))).toMatchObject({ step: 'password', fieldError: 'Wrong password.' });
     expect(loginOutcome('totp', true, err('unauthorized'))).toMatchObject({ step: 'password' });
   });
+  it('a code the server cannot read (not 6 digits nor xxxx-xxxx) is said at the code', () => {
+    expect(loginOutcome('totp', true, new RPCError(-32602, 'x', 'invalid', 'totp_code'))).toMatchObject({ step: 'totp', fieldError: 'Enter the 6-digit code from the app, or a recovery code (xxxx-xxxx).' });
+  });
   it('other errors are shown above the form; success is done', () => {
     expect(loginOutcome('password', false, err('rate_limited')).error?.dataCode).toBe('rate_limited');
     expect(loginOutcome('totp', true, null)).toMatchObject({ done: true });
