@@ -11,6 +11,7 @@ import type { ScreenProps } from '../router';
 import { call } from '../rpc';
 import { Counter } from '../settings/Counter';
 import { placeError, type Placed } from '../settings/errors';
+import { useSave } from '../settings/useSave';
 import {
   buildSiteUpdate,
   COMMENT_MODES,
@@ -57,16 +58,14 @@ export default function Site(_props: ScreenProps) {
   const settings = useRPC<Settings>('site.get_settings', personaId ? { persona_id: personaId } : {}, [personaId]);
   const [stored, setStored] = useState<Settings | null>(null);
   const [form, setForm] = useState<SiteForm | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [saved, setSaved] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const save = useSave<Settings>();
+  const error = save.error;
 
   useEffect(() => {
     if (!settings.data) return;
     setStored(settings.data);
     setForm(formFromSettings(settings.data));
-    setError(null);
-    setSaved(false);
+    save.reset();
   }, [settings.data]);
 
   useEffect(() => {
@@ -93,7 +92,7 @@ export default function Site(_props: ScreenProps) {
 
   const edit = (change: Partial<SiteForm>) => {
     setForm({ ...form, ...change });
-    setSaved(false);
+    save.edited();
   };
   const editExt = (change: Partial<ExtensionsForm>) => edit({ ext: { ...form.ext, ...change } });
   const probs = siteProblems(form);
@@ -101,22 +100,16 @@ export default function Site(_props: ScreenProps) {
   const placed = placeError(error, SITE_CONTROLS);
   const pid = personaId || undefined;
 
-  const save = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
     if (blocked) return;
-    setBusy(true);
-    setError(null);
-    setSaved(false);
-    try {
-      const next = await call<Settings>('site.update_settings', buildSiteUpdate(form, stored, pid));
-      setStored(next);
-      setForm(formFromSettings(next));
-      setSaved(true);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    void save.run(
+      () => call<Settings>('site.update_settings', buildSiteUpdate(form, stored, pid)),
+      (next) => {
+        setStored(next);
+        setForm(formFromSettings(next));
+      },
+    );
   };
 
   const pub = stored.publication;
@@ -135,8 +128,11 @@ export default function Site(_props: ScreenProps) {
       )}
     </Field>
   );
-  const check = (key: keyof SiteForm & string, label: string, hint?: string) => (
-    <Check label={label} hint={hint} checked={form[key] === true} onChange={(v) => edit({ [key]: v })} />
+  const check = (key: keyof SiteForm & string, path: string, label: string, hint?: string) => (
+    <>
+      <Check label={label} hint={hint} checked={form[key] === true} onChange={(v) => edit({ [key]: v })} />
+      <GroupError message={placed.at(path)} />
+    </>
   );
   const count = (key: 'show_side_recent' | 'show_side_popular', label: string) => (
     <Field label={label} hint={t('site.side_count_hint', { max: SITE_LIMITS.side })} error={errorOf(probs, placed, 'publication.' + key)}>
@@ -160,7 +156,7 @@ export default function Site(_props: ScreenProps) {
 
       {pub && <ThemePicker publication={pub} personaId={pid} onApplied={setStored} />}
 
-      <form class="site-form" onSubmit={save} noValidate>
+      <form class="site-form" onSubmit={submit} noValidate>
         <h2>{t('site.general')}</h2>
         <p class="muted">{t('site.domain', { domain: stored.domain })}</p>
         {text('title', 'title', t('site.site_title'), SITE_LIMITS.title)}
@@ -175,17 +171,13 @@ export default function Site(_props: ScreenProps) {
 
         <fieldset>
           <legend>{t('site.crawlers')}</legend>
-          {check('robots_noindex', t('site.robots_noindex'), t('site.robots_noindex_hint'))}
-          <GroupError message={placed.at('robots_noindex')} />
-          {check('robots_noai', t('site.robots_noai'), t('site.robots_noai_hint'))}
-          <GroupError message={placed.at('robots_noai')} />
+          {check('robots_noindex', 'robots_noindex', t('site.robots_noindex'), t('site.robots_noindex_hint'))}
+          {check('robots_noai', 'robots_noai', t('site.robots_noai'), t('site.robots_noai_hint'))}
         </fieldset>
         <fieldset>
           <legend>{t('site.federation')}</legend>
-          {check('authorized_fetch', t('site.authorized_fetch'), t('site.authorized_fetch_hint'))}
-          <GroupError message={placed.at('authorized_fetch')} />
-          {check('allow_quotes', t('site.allow_quotes'), t('site.allow_quotes_hint'))}
-          <GroupError message={placed.at('allow_quotes')} />
+          {check('authorized_fetch', 'authorized_fetch', t('site.authorized_fetch'), t('site.authorized_fetch_hint'))}
+          {check('allow_quotes', 'allow_quotes', t('site.allow_quotes'), t('site.allow_quotes_hint'))}
         </fieldset>
 
         {pub && (
@@ -200,10 +192,7 @@ export default function Site(_props: ScreenProps) {
             <fieldset>
               <legend>{t('site.layout')}</legend>
               {(['show_service_header', 'show_site_name', 'show_pagination', 'show_side_profile'] as const).map((k) => (
-                <div key={k}>
-                  {check(k, t(`site.${k}`), k === 'show_pagination' ? t('site.show_pagination_hint') : undefined)}
-                  <GroupError message={placed.at('publication.' + k)} />
-                </div>
+                <div key={k}>{check(k, 'publication.' + k, t(`site.${k}`), k === 'show_pagination' ? t('site.show_pagination_hint') : undefined)}</div>
               ))}
               <div class="site-counts">
                 {count('show_side_recent', t('site.show_side_recent'))}
@@ -218,14 +207,11 @@ export default function Site(_props: ScreenProps) {
               <p class="hint" id="site-share-hint">
                 {t('site.share_hint')}
               </p>
-              {SHARE_IDS.map((id) => (
-                <Check key={id} label={t(SHARE_LABELS[id])} checked={form.ext.share.includes(id)} onChange={(v) => editExt({ share: toggleShare(form.ext.share, id, v) })} />
-              ))}
-              {kept.map((id) => (
+              {[...SHARE_IDS, ...kept].map((id) => (
                 <Check
                   key={id}
-                  label={<code>{id}</code>}
-                  hint={t('site.share_unknown')}
+                  label={id in SHARE_LABELS ? t(SHARE_LABELS[id as keyof typeof SHARE_LABELS]) : <code>{id}</code>}
+                  hint={id in SHARE_LABELS ? undefined : t('site.share_unknown')}
                   checked={form.ext.share.includes(id)}
                   onChange={(v) => editExt({ share: toggleShare(form.ext.share, id, v) })}
                 />
@@ -273,10 +259,10 @@ export default function Site(_props: ScreenProps) {
 
         {placed.unplaced !== null && <ErrorBox error={placed.unplaced} />}
         <div class="actions">
-          <Button type="submit" variant="primary" busy={busy} disabled={blocked}>
+          <Button type="submit" variant="primary" busy={save.busy} disabled={blocked}>
             {t('site.save')}
           </Button>
-          <span role="status">{saved ? t('site.saved') : placed.placed ? t('site.not_saved') : blocked ? t('site.fix_first') : ''}</span>
+          <span role="status">{save.done ? t('site.saved') : placed.placed ? t('site.not_saved') : blocked ? t('site.fix_first') : ''}</span>
         </div>
       </form>
     </Page>

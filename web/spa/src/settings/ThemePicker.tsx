@@ -7,6 +7,7 @@ import { t } from '../i18n';
 import { call } from '../rpc';
 import { Button, Empty, ErrorBox } from '../ui/basic';
 import { placeError } from './errors';
+import { useSave } from './useSave';
 import { buildThemeUpdate, currentTheme, previewURL, type Publication, type Settings } from './site';
 
 export function ThemePicker({ publication, personaId, onApplied }: {
@@ -16,28 +17,14 @@ export function ThemePicker({ publication, personaId, onApplied }: {
 }) {
   const inUse = currentTheme(publication);
   const [selected, setSelected] = useState(inUse);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const [applied, setApplied] = useState(false);
+  const save = useSave<Settings>();
   useEffect(() => setSelected(currentTheme(publication)), [publication.persona_id]);
 
   const themes = publication.themes ?? [];
-  const placed = placeError(error, ['publication.design_theme']);
+  const placed = placeError(save.error, ['publication.design_theme']);
   const src = previewURL(selected);
 
-  const apply = async () => {
-    setBusy(true);
-    setError(null);
-    setApplied(false);
-    try {
-      onApplied(await call<Settings>('site.update_settings', buildThemeUpdate(selected, personaId)));
-      setApplied(true);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const apply = () => void save.run(() => call<Settings>('site.update_settings', buildThemeUpdate(selected, personaId)), onApplied);
 
   return (
     <section class="theme-picker" aria-labelledby="site-theme-heading">
@@ -59,7 +46,7 @@ export function ThemePicker({ publication, personaId, onApplied }: {
                     checked={selected === name}
                     onChange={() => {
                       setSelected(name);
-                      setApplied(false);
+                      save.edited();
                     }}
                   />
                   <label for={'site-theme-' + name}>
@@ -85,10 +72,10 @@ export function ThemePicker({ publication, personaId, onApplied }: {
           )}
           {placed.unplaced !== null && <ErrorBox error={placed.unplaced} />}
           <div class="actions">
-            <Button variant="primary" busy={busy} disabled={selected === inUse} onClick={apply}>
+            <Button variant="primary" busy={save.busy} disabled={selected === inUse} onClick={apply}>
               {t('site.theme_apply', { theme: selected })}
             </Button>
-            <span role="status">{applied ? t('site.theme_applied', { theme: inUse }) : ''}</span>
+            <span role="status">{save.done ? t('site.theme_applied', { theme: inUse }) : ''}</span>
           </div>
         </>
       )}
