@@ -117,6 +117,22 @@ export const en = {
 
   // --- PostDetail (screens/PostDetail.tsx) ---
   'postdetail.title': 'Post',
+  'postdetail.no_post': 'This address names no post.',
+  'postdetail.thread': 'Thread',
+  'postdetail.replies': 'Replies ({count})',
+  'postdetail.replies_label': 'Replies',
+  'postdetail.no_replies': 'No replies that this site knows of.',
+  'postdetail.deliveries': 'Deliveries',
+  'postdetail.deliveries_hint': 'Where this post was sent. Updated every few seconds while this page is open.',
+  'postdetail.counts': 'Deliveries by state',
+  'postdetail.state_failed': 'Failed',
+  'postdetail.state_pending': 'Pending',
+  'postdetail.state_delivered': 'Delivered',
+  'postdetail.state_skipped': 'Skipped',
+  'postdetail.no_deliveries': 'Not sent anywhere: no follower\'s server and nobody mentioned, or it is not published yet.',
+  'postdetail.attempts': '{count} attempts',
+  'postdetail.retrying': 'Will be retried. Last error: {error}',
+  'postdetail.reason': 'Reason: {error}',
 
   // --- Notifications (screens/Notifications.tsx) ---
 

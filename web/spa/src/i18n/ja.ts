@@ -117,6 +117,22 @@ export const ja: Record<Key, string> = {
 
   // --- PostDetail (screens/PostDetail.tsx) ---
   'postdetail.title': '投稿',
+  'postdetail.no_post': 'このアドレスは投稿を指していません。',
+  'postdetail.thread': 'スレッド',
+  'postdetail.replies': '返信({count} 件)',
+  'postdetail.replies_label': '返信',
+  'postdetail.no_replies': 'このサイトが知っている返信はありません。',
+  'postdetail.deliveries': '配送状況',
+  'postdetail.deliveries_hint': 'この投稿の送り先です。このページを開いている間、数秒ごとに更新します。',
+  'postdetail.counts': '状態ごとの配送数',
+  'postdetail.state_failed': '失敗',
+  'postdetail.state_pending': '待機中',
+  'postdetail.state_delivered': '配送済み',
+  'postdetail.state_skipped': 'スキップ',
+  'postdetail.no_deliveries': 'どこにも送られていません。フォロワーのサーバーもメンションもないか、まだ公開されていません。',
+  'postdetail.attempts': '試行 {count} 回',
+  'postdetail.retrying': '再試行します。直近のエラー: {error}',
+  'postdetail.reason': '理由: {error}',
 
   // --- Notifications (screens/Notifications.tsx) ---
 
