@@ -135,6 +135,32 @@ export const en = {
   'postdetail.reason': 'Reason: {error}',
 
   // --- Notifications (screens/Notifications.tsx) ---
+  'notifications.kind_follow': 'followed you',
+  'notifications.kind_follow_request': 'asked to follow you',
+  'notifications.kind_mention': 'mentioned you',
+  'notifications.kind_reply': 'replied to your post',
+  'notifications.kind_favourite': 'liked your post',
+  'notifications.kind_reblog': 'boosted your post',
+  'notifications.kind_move': 'moved to another account',
+  'notifications.kind_quote': 'quoted your post',
+  'notifications.unread': 'unread',
+  'notifications.mark_read': 'Mark read',
+  'notifications.delete': 'Delete',
+  'notifications.deleted': 'Notification deleted.',
+  'notifications.post_gone': 'The post is no longer here.',
+  'notifications.read_all': 'Mark all read',
+  'notifications.refresh': 'Refresh',
+  'notifications.filter': 'Show',
+  'notifications.filter_all': 'All',
+  'notifications.filter_mentions': 'Mentions, replies and quotes',
+  'notifications.filter_follows': 'Follows and requests',
+  'notifications.filter_favourites': 'Likes',
+  'notifications.filter_reblogs': 'Boosts',
+  'notifications.filter_moves': 'Moves',
+  'notifications.unread_only': 'Unread only',
+  'notifications.label': 'Notifications',
+  'notifications.empty': 'No notifications yet.',
+  'notifications.empty_unread': 'Nothing unread.',
 
   // --- Follows (screens/Follows.tsx) ---
 

@@ -135,6 +135,32 @@ export const ja: Record<Key, string> = {
   'postdetail.reason': '理由: {error}',
 
   // --- Notifications (screens/Notifications.tsx) ---
+  'notifications.kind_follow': 'あなたをフォローしました',
+  'notifications.kind_follow_request': 'フォローをリクエストしました',
+  'notifications.kind_mention': 'あなたにメンションしました',
+  'notifications.kind_reply': 'あなたの投稿に返信しました',
+  'notifications.kind_favourite': 'あなたの投稿にいいねしました',
+  'notifications.kind_reblog': 'あなたの投稿をブーストしました',
+  'notifications.kind_move': '別のアカウントに引っ越しました',
+  'notifications.kind_quote': 'あなたの投稿を引用しました',
+  'notifications.unread': '未読',
+  'notifications.mark_read': '既読にする',
+  'notifications.delete': '削除',
+  'notifications.deleted': '通知を削除しました。',
+  'notifications.post_gone': '投稿はもうありません。',
+  'notifications.read_all': 'すべて既読にする',
+  'notifications.refresh': '更新',
+  'notifications.filter': '表示',
+  'notifications.filter_all': 'すべて',
+  'notifications.filter_mentions': 'メンション・返信・引用',
+  'notifications.filter_follows': 'フォローとリクエスト',
+  'notifications.filter_favourites': 'いいね',
+  'notifications.filter_reblogs': 'ブースト',
+  'notifications.filter_moves': '引っ越し',
+  'notifications.unread_only': '未読のみ',
+  'notifications.label': '通知',
+  'notifications.empty': '通知はまだありません。',
+  'notifications.empty_unread': '未読の通知はありません。',
 
   // --- Follows (screens/Follows.tsx) ---
 
