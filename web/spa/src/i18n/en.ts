@@ -200,8 +200,29 @@ export const en = {
 
   // --- RemoteProfile (screens/RemoteProfile.tsx) ---
   'remoteprofile.title': 'Account',
+  'remoteprofile.request': 'Ask to follow',
+  'remoteprofile.block': 'Block',
+  'remoteprofile.confirm_block': 'Block {name}? The follows both ways end, and they can no longer follow you.',
+  'remoteprofile.you_follow': 'You follow them',
+  'remoteprofile.requested_you': 'Asked to follow you',
+  'remoteprofile.blocking': 'You block them',
+  'remoteprofile.blocked_by': 'They block you',
+  'remoteprofile.domain_blocking': 'Their server is blocked',
+  'remoteprofile.locked': 'Approves followers',
+  'remoteprofile.moved': 'This account has moved.',
+  'remoteprofile.moved_link': 'See the new account',
+  'remoteprofile.original': 'Open on their server',
+  'remoteprofile.tabs': 'Account lists',
+  'remoteprofile.tab_posts': 'Posts',
+  'remoteprofile.tab_followers': 'Followers',
+  'remoteprofile.tab_following': 'Following',
+  'remoteprofile.no_posts': 'No posts to show.',
+  'remoteprofile.total': '{count} in all',
+  'remoteprofile.hidden': 'This account shows only the number ({count}), not the list.',
+  'remoteprofile.none': 'Nobody here.',
 
   // --- Blocks (screens/Blocks.tsx) ---
+  'blocks.unblock': 'Unblock',
 
   // --- Profile (screens/Profile.tsx) ---
 

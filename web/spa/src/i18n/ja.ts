@@ -200,8 +200,29 @@ export const ja: Record<Key, string> = {
 
   // --- RemoteProfile (screens/RemoteProfile.tsx) ---
   'remoteprofile.title': 'アカウント',
+  'remoteprofile.request': 'フォローをリクエスト',
+  'remoteprofile.block': 'ブロック',
+  'remoteprofile.confirm_block': '{name} をブロックしますか?双方向のフォローが解除され、相手はあなたをフォローできなくなります。',
+  'remoteprofile.you_follow': 'フォロー中',
+  'remoteprofile.requested_you': 'フォローをリクエストされています',
+  'remoteprofile.blocking': 'ブロック中',
+  'remoteprofile.blocked_by': 'ブロックされています',
+  'remoteprofile.domain_blocking': 'サーバーをブロック中',
+  'remoteprofile.locked': 'フォロー承認制',
+  'remoteprofile.moved': 'このアカウントは引っ越しました。',
+  'remoteprofile.moved_link': '新しいアカウントを見る',
+  'remoteprofile.original': '相手のサーバーで開く',
+  'remoteprofile.tabs': 'アカウントの一覧',
+  'remoteprofile.tab_posts': '投稿',
+  'remoteprofile.tab_followers': 'フォロワー',
+  'remoteprofile.tab_following': 'フォロー中',
+  'remoteprofile.no_posts': '表示できる投稿はありません。',
+  'remoteprofile.total': '全 {count} 件',
+  'remoteprofile.hidden': 'このアカウントは件数({count})だけを公開し、一覧は非公開です。',
+  'remoteprofile.none': 'まだいません。',
 
   // --- Blocks (screens/Blocks.tsx) ---
+  'blocks.unblock': 'ブロック解除',
 
   // --- Profile (screens/Profile.tsx) ---
 
