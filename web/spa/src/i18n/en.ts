@@ -223,6 +223,22 @@ export const en = {
 
   // --- Blocks (screens/Blocks.tsx) ---
   'blocks.unblock': 'Unblock',
+  'blocks.accounts': 'Blocked accounts',
+  'blocks.block_label': 'Block an account',
+  'blocks.block': 'Block',
+  'blocks.block_hint': 'Its address, like @user@example.social. You are asked before anything happens.',
+  'blocks.no_accounts': 'You block no account.',
+  'blocks.unblocked': 'Unblocked.',
+  'blocks.confirm_unblock': 'Unblock {name}? They can follow you and reach you again.',
+  'blocks.domains': 'Blocked servers',
+  'blocks.domain_label': 'Server',
+  'blocks.domain_hint': 'Its domain, like spam.example (with :port if it has one). No https:// and no path.',
+  'blocks.domain_invalid': 'That is not a server\'s domain. Write it like spam.example, without https:// or a path.',
+  'blocks.reason_label': 'Reason (only you see it)',
+  'blocks.block_domain': 'Block the server',
+  'blocks.confirm_domain': 'Block {domain}? Every follow with that server ends silently, and nothing from it is accepted.',
+  'blocks.no_domains': 'You block no server.',
+  'blocks.confirm_undomain': 'Unblock {domain}? Its accounts can follow you again.',
 
   // --- Profile (screens/Profile.tsx) ---
 

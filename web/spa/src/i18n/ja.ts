@@ -223,6 +223,22 @@ export const ja: Record<Key, string> = {
 
   // --- Blocks (screens/Blocks.tsx) ---
   'blocks.unblock': 'ブロック解除',
+  'blocks.accounts': 'ブロックしたアカウント',
+  'blocks.block_label': 'アカウントをブロック',
+  'blocks.block': 'ブロック',
+  'blocks.block_hint': 'アドレスを入力します(例: @user@example.social)。実行の前に確認します。',
+  'blocks.no_accounts': 'ブロックしているアカウントはありません。',
+  'blocks.unblocked': 'ブロックを解除しました。',
+  'blocks.confirm_unblock': '{name} のブロックを解除しますか?相手は再びあなたをフォローしたり連絡したりできるようになります。',
+  'blocks.domains': 'ブロックしたサーバー',
+  'blocks.domain_label': 'サーバー',
+  'blocks.domain_hint': 'ドメインを入力します(例: spam.example、ポートがあれば :ポート番号 も)。https:// やパスは付けません。',
+  'blocks.domain_invalid': 'サーバーのドメインではありません。https:// やパスを付けずに spam.example のように入力してください。',
+  'blocks.reason_label': '理由(あなたにだけ表示されます)',
+  'blocks.block_domain': 'サーバーをブロック',
+  'blocks.confirm_domain': '{domain} をブロックしますか?そのサーバーとのフォローはすべて通知なしに解除され、そこからは何も受け付けなくなります。',
+  'blocks.no_domains': 'ブロックしているサーバーはありません。',
+  'blocks.confirm_undomain': '{domain} のブロックを解除しますか?そのサーバーのアカウントは再びあなたをフォローできるようになります。',
 
   // --- Profile (screens/Profile.tsx) ---
 

@@ -3,7 +3,7 @@ import { actor, button, click, fail, fakeServer, mount, settle, type, unmount } 
 import type { Follow } from '../social/types';
 import Follows, { tabOf } from './Follows';
 
-const at = (tab?: string) => ({ params: tab ? { tab } : {}, query: new URLSearchParams() });
+const at = (tab?: string) => ({ params: (tab ? { tab } : {}) as Record<string, string>, query: new URLSearchParams() });
 const rel = { following: 'none', followed_by: 'none', blocking: false, blocked_by: false, domain_blocking: false } as const;
 
 function follow(n: number, over: Partial<Follow> = {}): Follow {
