@@ -1,6 +1,7 @@
 // Blocked accounts (blocks.*) and blocked servers (domain_blocks.*). Every
 // block and unblock asks first: a block ends the follows both ways, a
 // server block silently ends every follow with that server.
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { useRPC } from '../hooks';
 import { t } from '../i18n';
@@ -13,11 +14,48 @@ import { ActorLine, actorName } from '../social/ActorLine';
 import { validHost } from '../social/handle';
 import { HandleForm } from '../social/HandleForm';
 import { countChars } from '../social/ReplyBox';
-import { useRowActions } from '../social/rows';
+import { useRowActions, type RowActions } from '../social/rows';
 import type { Actor, DomainBlock } from '../social/types';
 import '../social/social.css';
 
 export const REASON_CHARS = 1000;
+
+/** A blocked account or server with its Unblock button, which asks first. */
+function Unblockable({ id, rows, message, unblock, children }: {
+  id: string;
+  rows: RowActions<'unblocked'>;
+  message: string;
+  unblock: () => Promise<unknown>;
+  children: ComponentChildren;
+}) {
+  const done = rows.done.has(id);
+  return (
+    <>
+      <div class="row">
+        {children}
+        <div class="row-actions">
+          {done ? (
+            <span role="status">{t('blocks.unblocked')}</span>
+          ) : (
+            <Button busy={rows.busy === id} onClick={() => rows.ask(id)}>
+              {t('blocks.unblock')}
+            </Button>
+          )}
+        </div>
+      </div>
+      {rows.confirming === id && !done && (
+        <Confirm
+          message={message}
+          confirmLabel={t('blocks.unblock')}
+          danger={false}
+          busy={rows.busy === id}
+          onCancel={() => rows.ask(null)}
+          onConfirm={() => void rows.run(id, 'unblocked', unblock)}
+        />
+      )}
+    </>
+  );
+}
 
 function Accounts() {
   const rows = useRowActions<'unblocked'>();
@@ -63,30 +101,14 @@ function Accounts() {
         label={t('blocks.accounts')}
         empty={t('blocks.no_accounts')}
         render={(a: Actor) => (
-          <>
-            <div class="row">
-              <ActorLine actor={a} />
-              <div class="row-actions">
-                {rows.done.has(a.id) ? (
-                  <span role="status">{t('blocks.unblocked')}</span>
-                ) : (
-                  <Button busy={rows.busy === a.id} onClick={() => rows.ask(a.id)}>
-                    {t('blocks.unblock')}
-                  </Button>
-                )}
-              </div>
-            </div>
-            {rows.confirming === a.id && !rows.done.has(a.id) && (
-              <Confirm
-                message={t('blocks.confirm_unblock', { name: actorName(a) })}
-                confirmLabel={t('blocks.unblock')}
-                danger={false}
-                busy={rows.busy === a.id}
-                onCancel={() => rows.ask(null)}
-                onConfirm={() => void rows.run(a.id, 'unblocked', () => call('blocks.delete', { actor_id: a.id }))}
-              />
-            )}
-          </>
+          <Unblockable
+            id={a.id}
+            rows={rows}
+            message={t('blocks.confirm_unblock', { name: actorName(a) })}
+            unblock={() => call('blocks.delete', { actor_id: a.id })}
+          >
+            <ActorLine actor={a} />
+          </Unblockable>
         )}
       />
     </section>
@@ -176,7 +198,12 @@ function Domains() {
         <ul class="list" aria-label={t('blocks.domains')}>
           {items.map((b) => (
             <li key={b.domain}>
-              <div class="row">
+              <Unblockable
+                id={b.domain}
+                rows={rows}
+                message={t('blocks.confirm_undomain', { domain: b.domain })}
+                unblock={() => call('domain_blocks.delete', { domain: b.domain })}
+              >
                 <div>
                   <strong class="inbox">{b.domain}</strong>
                   {b.reason && <p class="hint">{b.reason}</p>}
@@ -184,26 +211,7 @@ function Domains() {
                     <Time iso={b.created_at} />
                   </p>
                 </div>
-                <div class="row-actions">
-                  {rows.done.has(b.domain) ? (
-                    <span role="status">{t('blocks.unblocked')}</span>
-                  ) : (
-                    <Button busy={rows.busy === b.domain} onClick={() => rows.ask(b.domain)}>
-                      {t('blocks.unblock')}
-                    </Button>
-                  )}
-                </div>
-              </div>
-              {rows.confirming === b.domain && !rows.done.has(b.domain) && (
-                <Confirm
-                  message={t('blocks.confirm_undomain', { domain: b.domain })}
-                  confirmLabel={t('blocks.unblock')}
-                  danger={false}
-                  busy={rows.busy === b.domain}
-                  onCancel={() => rows.ask(null)}
-                  onConfirm={() => void rows.run(b.domain, 'unblocked', () => call('domain_blocks.delete', { domain: b.domain }))}
-                />
-              )}
+              </Unblockable>
             </li>
           ))}
         </ul>
