@@ -3,7 +3,7 @@
 // like. Only the server's sanitized HTML (a post's `content`, a remote
 // post's `summary`) goes through <SafeHTML>; names, handles, titles and the
 // owner's own content warnings are text.
-import { useState } from 'preact/hooks';
+import { useId, useState } from 'preact/hooks';
 import { t } from '../i18n';
 import { Link } from '../router';
 import { call } from '../rpc';
@@ -97,7 +97,7 @@ function Body({ post, embedded }: { post: AnyPost; embedded: boolean }) {
   const cw = post.summary.trim() !== '';
   const [open, setOpen] = useState(!cw);
   const lang = post.language || undefined;
-  const bodyId = 'pb-' + (post.id || (remote ? post.uri : post.url)).replace(/[^\w-]/g, '_');
+  const bodyId = 'pb' + useId();
   let content;
   if (remote && post.external) {
     const url = webURL(post.url);
