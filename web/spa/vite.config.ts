@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
@@ -13,17 +13,18 @@ export const BUILD_LINE = /^const BUILD = \{.*\};$/m;
 
 function serviceWorkerManifest(): Plugin {
   let outDir = '';
-  let assets: string[] = [];
   return {
     name: 'murlog-sw-manifest',
     apply: 'build',
     configResolved(config) {
       outDir = resolve(config.root, config.build.outDir);
     },
-    generateBundle(_options, bundle) {
-      assets = Object.keys(bundle).filter((f) => f.startsWith('assets/')).sort();
-    },
+    // The list is read from what was written, not from the bundle: Vite
+    // drops chunks after generateBundle (the empty JS of a CSS-only chunk
+    // shared by two screens), and a listed file that is missing would make
+    // the worker's install fail.
     closeBundle() {
+      const assets = readdirSync(join(outDir, 'assets')).map((f) => `assets/${f}`).sort();
       const file = join(outDir, 'sw.js');
       const src = readFileSync(file, 'utf8');
       const id = createHash('sha256').update(assets.join('\n')).digest('hex').slice(0, 16);
