@@ -135,7 +135,11 @@ func (s *Server) registerPosts() {
 		if err != nil {
 			return nil, err
 		}
-		return s.postView(ctx, got, a == murlog.AudienceOwner)
+		v, err := s.postView(ctx, got, a == murlog.AudienceOwner)
+		if err == nil && a == murlog.AudienceOwner {
+			err = s.markPinned(ctx, v)
+		}
+		return v, err
 	})
 	register(s, "posts.list", public, false, func(ctx context.Context, p *postListParams) (any, error) {
 		a := audience(ctx)
@@ -146,6 +150,11 @@ func (s *Server) registerPosts() {
 		views := make([]*postView, len(ps))
 		for i, x := range ps {
 			if views[i], err = s.postView(ctx, x, a == murlog.AudienceOwner); err != nil {
+				return nil, err
+			}
+		}
+		if a == murlog.AudienceOwner {
+			if err := s.markPinned(ctx, views...); err != nil {
 				return nil, err
 			}
 		}

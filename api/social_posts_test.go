@@ -149,6 +149,30 @@ func TestPinsDeliveriesAndPrimaryPersona(t *testing.T) {
 	if len(pins) != 1 || pins[0].PostID != pub.ID {
 		t.Errorf("pins = %+v; want the post", pins)
 	}
+	// The owner's views say which posts are pinned; others' say nothing.
+	var got struct {
+		Pinned *bool `json:"pinned"`
+	}
+	var list struct {
+		Items []struct {
+			ID     string `json:"id"`
+			Pinned *bool  `json:"pinned"`
+		} `json:"items"`
+	}
+	e.call("posts.get", map[string]any{"id": pub.ID}, &got)
+	e.call("posts.list", map[string]any{"limit": 10}, &list)
+	if got.Pinned == nil || !*got.Pinned {
+		t.Errorf("posts.get of a pinned post: pinned %v; want true", got.Pinned)
+	}
+	for _, it := range list.Items {
+		if it.Pinned == nil || *it.Pinned != (it.ID == pub.ID) {
+			t.Errorf("posts.list item %s: pinned %v; want %v", it.ID, it.Pinned, it.ID == pub.ID)
+		}
+	}
+	got.Pinned = nil
+	if err := e.anon.Call(ctx, "posts.get", map[string]any{"id": pub.ID}, &got); err != nil || got.Pinned != nil {
+		t.Errorf("anonymous posts.get: pinned %v, %v; want no member", got.Pinned, err)
+	}
 	ce := rpcErr(t, "pin a draft", e.owner.Call(ctx, "posts.pin", map[string]any{"id": draft.ID}, nil), -32602, "invalid", 400)
 	if ce.Data.Field != "id" {
 		t.Errorf("field = %q; want id", ce.Data.Field)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/store"
 )
 
 // personaView is a persona as the API returns it. The private key never
@@ -64,6 +65,7 @@ type postView struct {
 	Mentions    []string   `json:"mentions"`    // the mentioned actors' ids, resolved by WebFinger when the post was written
 	PublishedAt *time.Time `json:"published_at"`
 	State       string     `json:"state,omitempty"` // draft, scheduled, published
+	Pinned      *bool      `json:"pinned,omitempty"` // the owner's views: featured on the profile (posts.pin)
 	URL         string     `json:"url"`
 	CreatedAt   time.Time  `json:"created_at"`
 	UpdatedAt   time.Time  `json:"updated_at"`
@@ -102,6 +104,40 @@ func (s *Server) postViewWith(ctx context.Context, p *murlog.Post, asOwner bool,
 		v.State = p.State(s.deps.Now())
 	}
 	return v, nil
+}
+
+// markPinned sets Pinned on the owner's views of posts, reading the pins
+// of their personas (at most five each) in one transaction.
+func (s *Server) markPinned(ctx context.Context, views ...*postView) error {
+	if s.deps.Store == nil || len(views) == 0 {
+		return nil
+	}
+	pinned := map[string]bool{}
+	err := s.deps.Store.View(ctx, func(tx store.Tx) error {
+		seen := map[string]bool{}
+		for _, v := range views {
+			if seen[v.PersonaID] {
+				continue
+			}
+			seen[v.PersonaID] = true
+			pins, err := tx.Pins().List(v.PersonaID)
+			if err != nil {
+				return err
+			}
+			for _, p := range pins {
+				pinned[p.PostID] = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, v := range views {
+		on := pinned[v.ID]
+		v.Pinned = &on
+	}
+	return nil
 }
 
 // page is a cursor-paginated list. NextCursor is null on the last page;
