@@ -1,0 +1,8 @@
+// Placeholder: the screen is written in its own change.
+import { t } from '../i18n';
+import type { ScreenProps } from '../router';
+import { Page } from '../ui/basic';
+
+export default function Posts(_props: ScreenProps) {
+  return <Page title={t('nav.posts')} />;
+}
