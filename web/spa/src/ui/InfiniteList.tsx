@@ -20,12 +20,14 @@ export interface InfiniteListProps<T> {
   empty?: ComponentChildren;
   /** Changing it reloads the list from the first page (filters, pull-to-refresh). */
   reloadKey?: unknown;
+  /** Items to leave out of the DOM without reloading (e.g. just deleted). */
+  exclude?: (item: T) => boolean;
   /** An accessible name for the list. */
   label?: string;
   class?: string;
 }
 
-export function InfiniteList<T>({ load, render, keyOf, max = DEFAULT_MAX, empty, reloadKey, label, class: cls }: InfiniteListProps<T>) {
+export function InfiniteList<T>({ load, render, keyOf, max = DEFAULT_MAX, empty, reloadKey, exclude, label, class: cls }: InfiniteListProps<T>) {
   const [win, setWin] = useState<ListWindow<T>>(emptyWindow);
   const [busy, setBusy] = useState<'more' | 'newer' | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -78,7 +80,8 @@ export function InfiniteList<T>({ load, render, keyOf, max = DEFAULT_MAX, empty,
     return () => io.disconnect();
   }, [more, error, fetchPage, win]);
 
-  const items = windowItems(win);
+  const all = windowItems(win);
+  const items = exclude ? all.filter((it) => !exclude(it)) : all;
   if (win.pages.length === 0) {
     if (error) return <ErrorBox error={error} onRetry={() => void fetchPage('more')} />;
     return <Loading />;
