@@ -31,6 +31,10 @@ const HTTP_401 = /Failed to load resource: the server responded with a status of
 const NET_FAILED = /Failed to load resource: net::ERR_(FAILED|INTERNET_DISCONNECTED|CONNECTION_REFUSED)/;
 const HTTP_500 = /Failed to load resource: the server responded with a status of 500/;
 
+// MURLOG_APP_SCENARIOS=draft,theme runs only the scenarios whose names
+// contain one of the words (while working on one), after these.
+const ALWAYS = ['setup wizard', 'the harness sees faults'];
+
 async function main() {
   const [outdir, specFile] = process.argv.slice(2);
   if (!outdir || !specFile) {
@@ -45,6 +49,7 @@ async function main() {
   const only = (process.env.MURLOG_APP_SCENARIOS || '').split(',').filter(Boolean);
   const steps = [
     ['setup wizard', account.wizard],
+    ['the harness sees faults', () => h.selfTest()],
     ['logout and password login', account.passwordLogin, { allow: [HTTP_401] }],
     ['api tokens', account.tokens, { allow: [HTTP_401] }],
     ['compose a note and an article', posts.noteAndArticle],
@@ -67,7 +72,7 @@ async function main() {
   ];
   try {
     for (const [name, fn, opts] of steps) {
-      if (only.length && !only.some((o) => name.includes(o)) && name !== 'setup wizard') continue;
+      if (only.length && !only.some((o) => name.includes(o)) && !ALWAYS.includes(name)) continue;
       await h.run(name, () => fn(s), opts);
       if (h.findings.some((f) => f.scenario === 'setup wizard')) break; // nothing else can run
     }

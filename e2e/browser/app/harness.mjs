@@ -48,6 +48,8 @@ export class Harness {
       this.fail('console', `${text} (${where})`);
     });
     this.ctx.on('weberror', (e) => this.fail('pageerror', String(e.error()?.stack || e.error()).split('\n').slice(0, 3).join(' | ')));
+    // A control that is not there fails its scenario in 10 s, not 30.
+    this.ctx.setDefaultTimeout(10000);
     this.page = this.ctx.pages()[0] || (await this.ctx.newPage());
     return this.page;
   }
@@ -102,14 +104,7 @@ export class Harness {
   // checkAxe runs axe-core on the page: serious and critical violations
   // are findings, the others are printed.
   async checkAxe(screen, page = this.page) {
-    // Evaluated through the DevTools protocol, not as a page script: the
-    // app's CSP (script-src 'self') applies to the app, not to the test.
-    await page.evaluate(`(() => { if (!window.axe) { ${AXE}\n } })()`);
-    const res = await page.evaluate(async () => {
-      const r = await window.axe.run(document, { resultTypes: ['violations'] });
-      return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help,
-        nodes: v.nodes.slice(0, 5).map((n) => n.target.join(' ') + ': ' + (n.failureSummary || '').split('\n').slice(0, 2).join(' ')) }));
-    });
+    const res = await axeViolations(page);
     const serious = res.filter((v) => v.impact === 'serious' || v.impact === 'critical');
     const other = res.filter((v) => !serious.includes(v));
     this.axe[screen] = { serious: serious.map((v) => v.id), other: other.map((v) => `${v.id} (${v.impact})`) };
@@ -121,6 +116,34 @@ export class Harness {
   async screen(name, page = this.page) {
     await this.checkAxe(name, page);
     await this.shot(name, { page });
+  }
+
+  // selfTest shows that the harness sees each fault it looks for, on the
+  // app's own page: an inline script (refused by the CSP), a console
+  // error, and markup axe-core must call critical. What it caused is not
+  // kept as a finding; a fault it missed is one.
+  async selfTest(page = this.page) {
+    const before = this.findings.length;
+    await page.evaluate(() => {
+      const sc = document.createElement('script');
+      sc.textContent = 'window.__murlogInline = 1';
+      document.body.append(sc);
+      console.error('murlog harness self-test');
+    });
+    await page.waitForTimeout(300);
+    const caused = this.findings.splice(before);
+    for (const kind of ['csp', 'console']) {
+      if (!caused.some((f) => f.kind === kind)) this.fail('harness', `an inline script and a console.error on /my/ gave no "${kind}" finding`);
+    }
+    if (await page.evaluate(() => window.__murlogInline === 1)) this.fail('harness', "an inline script ran on /my/: the CSP does not hold");
+    const probe = await this.ctx.newPage();
+    try {
+      await probe.setContent('<!doctype html><html lang="en"><title>probe</title><main><img src="data:,"><input></main></html>');
+      const ids = (await axeViolations(probe)).filter((v) => v.impact === 'critical').map((v) => v.id);
+      for (const id of ['image-alt', 'label']) if (!ids.includes(id)) this.fail('harness', `axe-core did not report ${id} on a page made to break it (got ${ids})`);
+    } finally {
+      await probe.close();
+    }
   }
 
   record(name, value) {
@@ -135,6 +158,18 @@ export class Harness {
     for (const f of this.findings) console.log(`FAILURE [${f.scenario}] ${f.kind}: ${f.text}`);
     return this.findings.length;
   }
+}
+
+// axeViolations runs axe-core on the page. Its source is evaluated
+// through the DevTools protocol, not as a page script: the app's CSP
+// (script-src 'self') applies to the app, not to the test.
+async function axeViolations(page) {
+  await page.evaluate(`(() => { if (!window.axe) { ${AXE}\n } })()`);
+  return page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help,
+      nodes: v.nodes.slice(0, 5).map((n) => n.target.join(' ') + ': ' + (n.failureSummary || '').split('\n').slice(0, 2).join(' ')) }));
+  });
 }
 
 // watchPage runs in every page before its scripts (an init script, which

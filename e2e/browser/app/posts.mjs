@@ -107,7 +107,7 @@ export async function overLimit(s) {
   await compose(s, { text: 'x'.repeat(limit + 1) });
   const page = s.page;
   const counter = page.locator('#compose-counter');
-  await eventually('the counter', async () => (await counter.innerText()).replace(/\D+/g, ' ').trim() === `${limit + 1} ${limit}`);
+  await eventually('the counter', async () => (await counter.innerText()).replace(/[^\d/]/g, '') === `${limit + 1}/${limit}`);
   assert(/over/.test(await counter.getAttribute('class')), 'the counter is not marked as over');
   await page.getByText('1 characters over the limit.').first().waitFor();
   const send = page.getByRole('button', { name: 'Publish' });
