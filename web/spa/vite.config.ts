@@ -51,5 +51,7 @@ export default defineConfig({
   test: {
     environment: 'happy-dom',
     include: ['src/**/*.test.{ts,tsx}'],
+    // go test ./web/spa/ runs these beside the Go tests on two cores: leave room.
+    testTimeout: 20_000,
   },
 });

@@ -4,6 +4,7 @@ import { act } from 'preact/test-utils';
 import { App, safeNext } from './app';
 import { setLang } from './i18n';
 import { navigate } from './router';
+import { waitFor } from './testing';
 
 type Result = unknown | { error: { code: number; message: string; data: { code: string } } };
 
@@ -47,7 +48,7 @@ describe('App shell', () => {
     expect(location.pathname).toBe('/my/login');
     expect(new URLSearchParams(location.search).get('next')).toBe('/compose');
     expect(root.querySelector('nav')).toBeNull();
-    expect(root.querySelector('h1')!.textContent).toBe('Log in');
+    await waitFor(() => expect(root.querySelector('h1')!.textContent).toBe('Log in'));
   });
 
   it('shows the nav with the unread badge to the owner, and the current link marked', async () => {
@@ -60,7 +61,7 @@ describe('App shell', () => {
     expect(links).toEqual(['Home', 'Compose', 'Posts', 'Notifications33 unread', 'Follows', 'Blocks', 'Profile', 'Site', 'Queue', 'Security', 'Tokens']);
     expect(root.querySelector('nav a[aria-current=page]')!.textContent).toBe('Tokens');
     expect(root.querySelector('.brand')!.textContent).toBe('blog.example');
-    expect(root.querySelector('h1')!.textContent).toBe('Tokens');
+    await waitFor(() => expect(root.querySelector('h1')!.textContent).toBe('Tokens'));
   });
 
   it('goes to login when a call answers unauthorized, and back after login', async () => {

@@ -2,9 +2,9 @@
 // dictionary (i18n/ja.ts, i18n/en.ts) and fills `{name}` placeholders.
 // The language is the owner's choice kept in localStorage "murlog.lang",
 // else the browser's first preferred language (ja* → ja, anything else → en).
-import { useEffect, useState } from 'preact/hooks';
 import { en, type Key } from './i18n/en';
 import { ja } from './i18n/ja';
+import { createStore, useStore } from './store';
 
 export type { Key };
 export type Lang = 'ja' | 'en';
@@ -28,40 +28,31 @@ function storedLang(): string | null {
   }
 }
 
-let current: Lang = detectLang(storedLang(), typeof navigator === 'undefined' ? [] : navigator.languages ?? [navigator.language]);
-const listeners = new Set<(l: Lang) => void>();
-if (typeof document !== 'undefined') document.documentElement.lang = current;
+const lang = createStore<Lang>(detectLang(storedLang(), typeof navigator === 'undefined' ? [] : navigator.languages ?? [navigator.language]));
+if (typeof document !== 'undefined') document.documentElement.lang = lang.get();
 
 export function getLang(): Lang {
-  return current;
+  return lang.get();
 }
 
 /** Switches the language, remembers the choice and re-renders every useLang() user. */
-export function setLang(lang: Lang): void {
-  current = lang;
+export function setLang(l: Lang): void {
   try {
-    localStorage.setItem(STORAGE_KEY, lang);
+    localStorage.setItem(STORAGE_KEY, l);
   } catch {
     // Private mode: the choice lasts for this page only.
   }
-  document.documentElement.lang = lang;
-  for (const fn of listeners) fn(lang);
+  document.documentElement.lang = l;
+  lang.set(l);
 }
 
 export function t(key: Key, vars?: Record<string, string | number>): string {
-  const s = dictionaries[current][key] ?? en[key] ?? key;
+  const s = dictionaries[lang.get()][key] ?? en[key] ?? key;
   if (!vars) return s;
   return s.replace(/\{(\w+)\}/g, (m, name: string) => (name in vars ? String(vars[name]) : m));
 }
 
 /** Re-renders the calling component (and so its subtree) when the language changes. */
 export function useLang(): Lang {
-  const [lang, set] = useState(current);
-  useEffect(() => {
-    listeners.add(set);
-    return () => {
-      listeners.delete(set);
-    };
-  }, []);
-  return lang;
+  return useStore(lang);
 }

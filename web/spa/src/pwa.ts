@@ -4,16 +4,10 @@
 // by itself; the page then still runs the old code. When that happens
 // (controllerchange while a worker already controlled the page) the next
 // in-app navigation is a full page load, and the shell offers a reload button.
-import { useEffect, useState } from 'preact/hooks';
 import { BASE, setBeforeNavigate } from './router';
+import { createStore, useStore } from './store';
 
-let updateReady = false;
-const listeners = new Set<(v: boolean) => void>();
-
-function markUpdateReady(): void {
-  updateReady = true;
-  for (const fn of listeners) fn(true);
-}
+const updateReady = createStore(false);
 
 export function registerServiceWorker(): void {
   if (!import.meta.env.PROD || !('serviceWorker' in navigator)) return;
@@ -21,11 +15,11 @@ export function registerServiceWorker(): void {
   // The first install also fires controllerchange (clients.claim); that is not an update.
   let controlled = sw.controller !== null;
   sw.addEventListener('controllerchange', () => {
-    if (controlled) markUpdateReady();
+    if (controlled) updateReady.set(true);
     controlled = true;
   });
   setBeforeNavigate((url) => {
-    if (!updateReady) return false;
+    if (!updateReady.get()) return false;
     window.location.assign(url);
     return true;
   });
@@ -41,12 +35,5 @@ export function registerServiceWorker(): void {
 }
 
 export function useUpdateReady(): boolean {
-  const [ready, set] = useState(updateReady);
-  useEffect(() => {
-    listeners.add(set);
-    return () => {
-      listeners.delete(set);
-    };
-  }, []);
-  return ready;
+  return useStore(updateReady);
 }

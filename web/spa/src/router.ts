@@ -2,6 +2,7 @@
 // written without the base ("/compose/123"); URLs carry it ("/my/compose/123").
 import { h, type ComponentChildren, type ComponentType, type JSX, type VNode } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import { createStore, useStore } from './store';
 
 // The server serves the app at /my/ only (vite.config.ts: base "/my/"). A
 // constant rather than import.meta.env.BASE_URL, which Vitest sets to "/".
@@ -34,12 +35,10 @@ function readLocation(): Location {
   return fromURL(window.location.pathname, window.location.search);
 }
 
-let location: Location = typeof window === 'undefined' ? { path: '/', query: new URLSearchParams() } : readLocation();
-const listeners = new Set<(l: Location) => void>();
+const location = createStore<Location>(typeof window === 'undefined' ? { path: '/', query: new URLSearchParams() } : readLocation());
 
 function publish(): void {
-  location = readLocation();
-  for (const fn of listeners) fn(location);
+  location.set(readLocation());
 }
 
 if (typeof window !== 'undefined') window.addEventListener('popstate', publish);
@@ -62,25 +61,18 @@ export function navigate(appPath: string, opts: { replace?: boolean } = {}): voi
 }
 
 export function currentLocation(): Location {
-  return location;
+  return location.get();
 }
 
 /** The current path + query as an app path, e.g. for returning after login. */
 export function currentAppPath(): string {
-  const q = location.query.toString();
-  return location.path + (q ? '?' + q : '');
+  const { path, query } = location.get();
+  const q = query.toString();
+  return path + (q ? '?' + q : '');
 }
 
 export function useLocation(): Location {
-  const [loc, set] = useState(location);
-  useEffect(() => {
-    listeners.add(set);
-    set(location);
-    return () => {
-      listeners.delete(set);
-    };
-  }, []);
-  return loc;
+  return useStore(location);
 }
 
 /** Matches "/compose/:id" against "/compose/42" → {id: "42"}; null when it does not match. */

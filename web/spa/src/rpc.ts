@@ -3,6 +3,8 @@
 // double-submit CSRF header echoing the csrf_token cookie. No token is ever
 // kept in the browser: the HttpOnly session cookie is the only credential.
 
+import { createStore } from './store';
+
 export const ENDPOINT = '/api/mur/v1/rpc';
 export const DEFAULT_TIMEOUT_MS = 15_000;
 
@@ -53,25 +55,18 @@ export function onUnauthorized(fn: UnauthorizedHandler | null): void {
   unauthorizedHandler = fn;
 }
 
-// Whether the last call reached the server, for the offline banner.
-type NetListener = (down: boolean) => void;
-const netListeners = new Set<NetListener>();
-let networkDown = false;
+// Whether the last call failed to reach the server, for the offline banner.
+const networkDown = createStore(false);
 
 export function isNetworkDown(): boolean {
-  return networkDown;
+  return networkDown.get();
 }
 
-export function subscribeNetwork(fn: NetListener): () => void {
-  netListeners.add(fn);
-  return () => netListeners.delete(fn);
+export function subscribeNetwork(fn: (down: boolean) => void): () => void {
+  return networkDown.subscribe(fn);
 }
 
-function setNetworkDown(down: boolean): void {
-  if (down === networkDown) return;
-  networkDown = down;
-  for (const fn of netListeners) fn(down);
-}
+const setNetworkDown = networkDown.set;
 
 export function csrfToken(): string {
   for (const part of document.cookie.split(';')) {

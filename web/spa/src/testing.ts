@@ -1,8 +1,11 @@
 // Helpers for the Vitest tests of screens: a fake JSON-RPC server behind a
 // stubbed fetch, and mounting into happy-dom's document.
-import { render, type VNode } from 'preact';
+import { h, render, type VNode } from 'preact';
 import { act } from 'preact/test-utils';
-import { vi } from 'vitest';
+import { afterEach, beforeEach, vi } from 'vitest';
+import { SiteContext, type SiteInfo } from './hooks';
+import { setLang } from './i18n';
+import { navigate } from './router';
 
 /** Returned (or thrown) by a handler: the call answers this JSON-RPC error. */
 export class Fail {
@@ -100,4 +103,55 @@ export function byLabel(root: Element, label: string): HTMLInputElement | null {
   const l = [...root.querySelectorAll('label')].find((x) => x.textContent?.trim() === label);
   if (!l) return null;
   return root.querySelector('#' + CSS.escape(l.htmlFor)) as HTMLInputElement | null;
+}
+
+/**
+ * Waits until `check` stops throwing (lazy screens are imported and
+ * transformed on first use, which takes a while on a busy machine).
+ */
+export async function waitFor(check: () => void, timeoutMs = 5000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      check();
+      return;
+    } catch (err) {
+      if (Date.now() > until) throw err;
+    }
+    await act(async () => await new Promise((r) => setTimeout(r, 20)));
+  }
+}
+
+export interface ScreenTest {
+  /** What the test mounted; unmounted after each test. */
+  m: Mounted | null;
+  /** The site context's reload, a fresh mock per test. */
+  reload: ReturnType<typeof vi.fn<() => Promise<void>>>;
+}
+
+/**
+ * The common frame of a screen's tests: English texts, an empty
+ * localStorage, and after each test the screen unmounted, fetch and timers
+ * restored and the location back at "/".
+ */
+export function screenTest(): ScreenTest {
+  const s: ScreenTest = { m: null, reload: vi.fn(async () => {}) };
+  beforeEach(() => {
+    setLang('en');
+    localStorage.clear();
+    s.reload = vi.fn(async () => {});
+  });
+  afterEach(() => {
+    s.m?.unmount();
+    s.m = null;
+    vi.unstubAllGlobals();
+    vi.useRealTimers();
+    navigate('/', { replace: true });
+  });
+  return s;
+}
+
+/** `vnode` inside a SiteContext with this site.info and reload. */
+export function withSite(vnode: VNode<any>, s: Pick<ScreenTest, 'reload'>, info: SiteInfo | null = null): VNode<any> {
+  return h(SiteContext.Provider, { value: { info, reload: s.reload, refreshUnread: () => undefined } }, vnode);
 }

@@ -1,9 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SiteContext, type SiteInfo } from '../hooks';
-import { setLang } from '../i18n';
 import { navigate, currentLocation } from '../router';
 import { onUnauthorized } from '../rpc';
-import { byLabel, click, Fail, fakeServer, mount, settle, submit, type, type Mounted } from '../testing';
+import { byLabel, click, Fail, fakeServer, mount, settle, submit, screenTest, type } from '../testing';
 import Compose, { PREVIEW_DELAY_MS } from './Compose';
 import { DRAFT_KEY, scheduleToISO } from './compose/logic';
 
@@ -25,47 +24,38 @@ const waitPreview = async () => {
   await settle();
 };
 
-let m: Mounted | null = null;
-beforeEach(() => {
-  setLang('en');
-  localStorage.clear();
-});
-afterEach(() => {
-  m?.unmount();
-  m = null;
-  vi.unstubAllGlobals();
-  onUnauthorized(null);
-});
+const t = screenTest();
+afterEach(() => onUnauthorized(null));
 
-const textarea = () => m!.root.querySelector('textarea')!;
-const sendButton = () => m!.root.querySelector('button[type=submit]') as HTMLButtonElement;
+const textarea = () => t.m!.root.querySelector('textarea')!;
+const sendButton = () => t.m!.root.querySelector('button[type=submit]') as HTMLButtonElement;
 
 describe('Compose', () => {
   it('shows the server preview and its counter; over the limit the counter is red and send disabled', async () => {
     const server = fakeServer({
       'posts.preview': (p) => ({ html: '<p>' + p.content + '</p>', chars: p.content === 'long' ? 3001 : 2, limit: 3000 }),
     });
-    m = await mount(<App />);
+    t.m = await mount(<App />);
     await type(textarea(), 'ok');
     await waitPreview();
     expect(server.paramsOf('posts.preview')).toEqual([{ kind: 'note', content: 'ok' }]);
-    expect(m.root.querySelector('.preview .safe-html')!.innerHTML).toBe('<p>ok</p>');
-    expect(m.root.querySelector('#compose-counter')!.textContent).toBe('2 / 3,000');
+    expect(t.m.root.querySelector('.preview .safe-html')!.innerHTML).toBe('<p>ok</p>');
+    expect(t.m.root.querySelector('#compose-counter')!.textContent).toBe('2 / 3,000');
     expect(sendButton().disabled).toBe(false);
 
     await type(textarea(), 'long');
     await waitPreview();
-    const c = m.root.querySelector('#compose-counter')!;
+    const c = t.m.root.querySelector('#compose-counter')!;
     expect(c.textContent).toBe('3,001 / 3,000');
     expect(c.classList.contains('over')).toBe(true);
     expect(sendButton().disabled).toBe(true);
-    expect(m.root.textContent).toContain('1 characters over the limit.');
+    expect(t.m.root.textContent).toContain('1 characters over the limit.');
     expect(textarea().getAttribute('aria-describedby')).toContain('compose-counter');
   });
 
   it('debounces the preview: one call after typing stops', async () => {
     const server = fakeServer({ 'posts.preview': (p) => ({ html: '', chars: p.content.length, limit: 3000 }) });
-    m = await mount(<App />);
+    t.m = await mount(<App />);
     for (const s of ['a', 'ab', 'abc']) await type(textarea(), s);
     await waitPreview();
     expect(server.paramsOf('posts.preview').map((p) => p.content)).toEqual(['abc']);
@@ -73,20 +63,20 @@ describe('Compose', () => {
 
   it("uses site.info's limit before the first preview answers", async () => {
     fakeServer({ 'posts.preview': () => new Promise(() => undefined) });
-    m = await mount(<App site={info(10)} />);
+    t.m = await mount(<App site={info(10)} />);
     await type(textarea(), '12345678901');
-    expect(m.root.querySelector('#compose-counter')!.textContent).toBe('11 / 10');
+    expect(t.m.root.querySelector('#compose-counter')!.textContent).toBe('11 / 10');
     expect(sendButton().disabled).toBe(true);
   });
 
   it('restores the kept draft and can discard it', async () => {
     localStorage.setItem(DRAFT_KEY, JSON.stringify({ v: 1, id: null, kind: 'article', title: 'Kept', content: '# body', summary: '' }));
     fakeServer({ 'posts.preview': () => ({ html: '<h1>body</h1>', chars: 6, limit: 100000 }) });
-    m = await mount(<App />);
+    t.m = await mount(<App />);
     expect(textarea().value).toBe('# body');
-    expect(byLabel(m.root, 'Title')!.value).toBe('Kept');
-    expect(m.root.textContent).toContain('Your unsent text was restored.');
-    await click([...m.root.querySelectorAll('button')].find((b) => b.textContent === 'Discard it'));
+    expect(byLabel(t.m.root, 'Title')!.value).toBe('Kept');
+    expect(t.m.root.textContent).toContain('Your unsent text was restored.');
+    await click([...t.m.root.querySelectorAll('button')].find((b) => b.textContent === 'Discard it'));
     expect(textarea().value).toBe('');
     expect(localStorage.getItem(DRAFT_KEY)).toBeNull();
   });
@@ -98,15 +88,15 @@ describe('Compose', () => {
       'posts.preview': (p) => ({ html: '', chars: p.content.length, limit: 3000 }),
       'posts.create': () => new Fail('unauthorized', 'session expired', {}, -32000),
     });
-    m = await mount(<App />);
+    t.m = await mount(<App />);
     await type(textarea(), 'not lost');
-    await submit(m.root.querySelector('form'));
+    await submit(t.m.root.querySelector('form'));
     expect(hook).toHaveBeenCalled();
     expect(JSON.parse(localStorage.getItem(DRAFT_KEY)!)).toMatchObject({ id: null, kind: 'note', content: 'not lost' });
 
     // After login the owner comes back to Compose: the text is there.
-    m.unmount();
-    m = await mount(<App />);
+    t.m.unmount();
+    t.m = await mount(<App />);
     expect(textarea().value).toBe('not lost');
   });
 
@@ -115,29 +105,29 @@ describe('Compose', () => {
       'posts.preview': (p) => ({ html: '', chars: p.content.length, limit: 3000 }),
       'posts.create': (p) => ({ id: 'n1', kind: 'note', content: '', summary: '', sensitive: false, visibility: p.visibility, language: '', published_at: p.published_at, state: 'scheduled', url: 'https://blog.example/@a/n1', in_reply_to: '' }),
     });
-    m = await mount(<App />);
+    t.m = await mount(<App />);
     await type(textarea(), 'later');
-    await click(m.root.querySelector('input[name=when][value=schedule]'));
-    const at = byLabel(m.root, 'Publish at')!;
-    expect(m.root.textContent).toMatch(/Time zone: .*UTC[+-]\d\d:\d\d/);
+    await click(t.m.root.querySelector('input[name=when][value=schedule]'));
+    const at = byLabel(t.m.root, 'Publish at')!;
+    expect(t.m.root.textContent).toMatch(/Time zone: .*UTC[+-]\d\d:\d\d/);
     await type(at, '2099-05-01T09:30');
     expect(sendButton().textContent).toBe('Schedule');
-    await submit(m.root.querySelector('form'));
+    await submit(t.m.root.querySelector('form'));
     const sent = server.paramsOf('posts.create')[0];
     expect(sent.published_at).toBe(scheduleToISO('2099-05-01T09:30'));
     expect(sent.published_at).toMatch(/Z$/);
-    expect(m.root.textContent).toContain('Scheduled for');
+    expect(t.m.root.textContent).toContain('Scheduled for');
     expect(localStorage.getItem(DRAFT_KEY)).toBeNull();
     expect(textarea().value).toBe('');
   });
 
   it('refuses a schedule in the past before sending', async () => {
     const server = fakeServer({ 'posts.preview': (p) => ({ html: '', chars: p.content.length, limit: 3000 }) });
-    m = await mount(<App />);
+    t.m = await mount(<App />);
     await type(textarea(), 'x');
-    await click(m.root.querySelector('input[name=when][value=schedule]'));
-    await type(byLabel(m.root, 'Publish at'), '2001-01-01T00:00');
-    expect(m.root.textContent).toContain('Pick a time in the future.');
+    await click(t.m.root.querySelector('input[name=when][value=schedule]'));
+    await type(byLabel(t.m.root, 'Publish at'), '2001-01-01T00:00');
+    expect(t.m.root.textContent).toContain('Pick a time in the future.');
     expect(sendButton().disabled).toBe(true);
     expect(server.paramsOf('posts.create')).toEqual([]);
   });
@@ -147,19 +137,19 @@ describe('Compose', () => {
       'posts.preview': (p) => ({ html: '', chars: p.content.length, limit: 100000 }),
       'posts.create': () => new Fail('invalid', 'language: not a BCP 47 tag', { field: 'language' }),
     });
-    m = await mount(<App />);
-    await click(m.root.querySelector('input[name=kind][value=article]'));
+    t.m = await mount(<App />);
+    await click(t.m.root.querySelector('input[name=kind][value=article]'));
     await type(textarea(), 'body');
-    await submit(m.root.querySelector('form'));
-    expect(m.root.textContent).toContain('An article needs a title.');
+    await submit(t.m.root.querySelector('form'));
+    expect(t.m.root.textContent).toContain('An article needs a title.');
     expect(server.paramsOf('posts.create')).toEqual([]);
-    await type(byLabel(m.root, 'Title'), 'T');
-    await type(byLabel(m.root, 'Language'), 'xx_!!');
-    await submit(m.root.querySelector('form'));
-    const lang = byLabel(m.root, 'Language')!;
+    await type(byLabel(t.m.root, 'Title'), 'T');
+    await type(byLabel(t.m.root, 'Language'), 'xx_!!');
+    await submit(t.m.root.querySelector('form'));
+    const lang = byLabel(t.m.root, 'Language')!;
     expect(lang.getAttribute('aria-invalid')).toBe('true');
     const errId = lang.getAttribute('aria-describedby')!.split(' ').find((x) => x.endsWith('-error'))!;
-    expect(m.root.querySelector('#' + CSS.escape(errId))!.textContent).toContain('language: not a BCP 47 tag');
+    expect(t.m.root.querySelector('#' + CSS.escape(errId))!.textContent).toContain('language: not a BCP 47 tag');
   });
 
   it('edits a post: loads its source, saves with posts.update and goes back to Posts', async () => {
@@ -169,19 +159,32 @@ describe('Compose', () => {
       'posts.preview': (p) => ({ html: '', chars: p.content.length, limit: 3000 }),
       'posts.update': (p) => ({ id: p.id }),
     });
-    m = await mount(<App id="p1" />);
+    t.m = await mount(<App id="p1" />);
     expect(textarea().value).toBe('old');
-    expect((m.root.querySelector('input[name=when][value=draft]') as HTMLInputElement).checked).toBe(true);
-    expect((m.root.querySelector('select') as HTMLSelectElement).value).toBe('unlisted');
+    expect((t.m.root.querySelector('input[name=when][value=draft]') as HTMLInputElement).checked).toBe(true);
+    expect((t.m.root.querySelector('select') as HTMLSelectElement).value).toBe('unlisted');
     await type(textarea(), 'new');
     expect(JSON.parse(localStorage.getItem(DRAFT_KEY)!)).toMatchObject({ id: 'p1', content: 'new' });
-    await click(m.root.querySelector('input[name=when][value=now]'));
-    await submit(m.root.querySelector('form'));
+    await click(t.m.root.querySelector('input[name=when][value=now]'));
+    await submit(t.m.root.querySelector('form'));
     const sent = server.paramsOf('posts.update')[0];
     expect(sent).toMatchObject({ id: 'p1', content: 'new', visibility: 'unlisted', language: 'en' });
     expect(typeof sent.published_at).toBe('string');
     expect(currentLocation().path).toBe('/posts');
     expect(localStorage.getItem(DRAFT_KEY)).toBeNull();
+  });
+
+  it('opening a post to edit does not forget the draft of a new post', async () => {
+    const kept = JSON.stringify({ v: 1, id: null, kind: 'note', title: '', content: 'unsent', summary: '' });
+    localStorage.setItem(DRAFT_KEY, kept);
+    fakeServer({
+      'posts.get': () => ({ id: 'p1', kind: 'note', content: '', source: 'saved', summary: '', sensitive: false, visibility: 'public', language: '', published_at: null, state: 'draft', url: 'u', in_reply_to: '' }),
+      'posts.preview': () => ({ html: '', chars: 5, limit: 3000 }),
+    });
+    t.m = await mount(<App id="p1" />);
+    expect(textarea().value).toBe('saved');
+    expect(t.m.root.textContent).not.toContain('Your unsent text was restored.');
+    expect(localStorage.getItem(DRAFT_KEY)).toBe(kept);
   });
 
   it('shows a load error with retry when the post cannot be read', async () => {
@@ -190,11 +193,11 @@ describe('Compose', () => {
       'posts.get': () => (fail ? new Fail('unavailable', 'database busy', {}, -32005) : { id: 'p1', kind: 'note', content: '', source: 'back', summary: '', sensitive: false, visibility: 'public', language: '', published_at: '2020-01-01T00:00:00Z', state: 'published', url: 'u', in_reply_to: '' }),
       'posts.preview': () => ({ html: '', chars: 4, limit: 3000 }),
     });
-    m = await mount(<App id="p1" />);
-    expect(m.root.querySelector('[role=alert]')!.textContent).toContain('busy or not ready');
+    t.m = await mount(<App id="p1" />);
+    expect(t.m.root.querySelector('[role=alert]')!.textContent).toContain('busy or not ready');
     fail = false;
-    await click(m.root.querySelector('[role=alert] button'));
+    await click(t.m.root.querySelector('[role=alert] button'));
     expect(textarea().value).toBe('back');
-    expect(m.root.textContent).toContain('Published (keep its date)');
+    expect(t.m.root.textContent).toContain('Published (keep its date)');
   });
 });

@@ -105,35 +105,34 @@ export default function Compose({ params, query }: ScreenProps) {
   const site = useSite();
   const limits: Limits = { ...DEFAULT_LIMITS, ...(site.info?.limits ?? {}) };
 
-  const [form, setForm] = useState<Form>(emptyForm);
+  // A new post starts from the kept draft of a new post, if there is one.
+  const [initial] = useState(() => {
+    const d = editId === null ? loadDraft() : null;
+    return d && d.id === null ? { ...emptyForm(), kind: d.kind, title: d.title, content: d.content, summary: d.summary } : null;
+  });
+  const [form, setForm] = useState<Form>(() => initial ?? emptyForm());
   const [original, setOriginal] = useState<OwnPost | null>(null);
   const [loadError, setLoadError] = useState<unknown>(null);
   const [loading, setLoading] = useState(editId !== null);
   const [loadVersion, setLoadVersion] = useState(0);
-  const [restored, setRestored] = useState(false);
+  const [restored, setRestored] = useState(initial !== null);
   const [busy, setBusy] = useState(false);
   const [sendError, setSendError] = useState<unknown>(null);
   const [tried, setTried] = useState(false);
   const [done, setDone] = useState<Done | null>(null);
-  const ready = useRef(false); // the form holds what was loaded/restored: changes from now on are the owner's
+  // Whether the form holds the post to edit yet: until then nothing is kept as a draft.
+  const ready = useRef(editId === null);
 
   // Load the post to edit, then lay a kept draft of that same post over it.
   useEffect(() => {
+    if (editId === null) return;
     ready.current = false;
-    const draft = loadDraft();
-    if (editId === null) {
-      if (draft && draft.id === null) {
-        setForm((f) => ({ ...f, kind: draft.kind, title: draft.title, content: draft.content, summary: draft.summary }));
-        setRestored(true);
-      }
-      ready.current = true;
-      return;
-    }
     const ctrl = new AbortController();
     setLoading(true);
     setLoadError(null);
     call<OwnPost>('posts.get', { id: editId }, { signal: ctrl.signal }).then(
       (p) => {
+        const draft = loadDraft();
         setOriginal(p);
         let f = formFromPost(p);
         if (draft && draft.id === editId && (draft.content !== f.content || draft.title !== f.title || draft.summary !== f.summary)) {
@@ -157,7 +156,8 @@ export default function Compose({ params, query }: ScreenProps) {
   useEffect(() => {
     if (!ready.current || done) return;
     if (original && form.content === (original.source ?? '') && form.title === (original.title ?? '') && form.summary === original.summary) {
-      clearDraft();
+      // Back to what is saved: forget this post's draft, but not a new post's kept elsewhere.
+      if (loadDraft()?.id === editId) clearDraft();
       return;
     }
     saveDraft({ id: editId, kind: form.kind, title: form.title, content: form.content, summary: form.summary });
@@ -190,7 +190,7 @@ export default function Compose({ params, query }: ScreenProps) {
     try {
       const p = postParams(form, edit, inReplyTo);
       const post = await call<OwnPost>(edit ? 'posts.update' : 'posts.create', p);
-      clearDraft();
+      if (loadDraft()?.id === editId) clearDraft();
       setRestored(false);
       if (edit) {
         navigate('/posts');

@@ -31,6 +31,7 @@ export function loginOutcome(step: LoginStep, sentCode: boolean, err: unknown): 
   if (err.dataCode === 'unauthorized' && err.field === 'totp_code') {
     return { step: 'totp', fieldError: sentCode ? t('login.code_wrong') : null, error: null, done: false };
   }
+  if (err.dataCode === 'invalid' && err.field === 'totp_code') return { step: 'totp', fieldError: t('login.code_format'), error: null, done: false };
   if (err.dataCode === 'unauthorized') return { step: 'password', fieldError: t('login.wrong_password'), error: null, done: false };
   if (err.dataCode === 'invalid' && err.field === 'password') return { step: 'password', fieldError: t('login.password_required'), error: null, done: false };
   return { step, fieldError: null, error: err, done: false };

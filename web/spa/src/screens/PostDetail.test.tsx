@@ -90,7 +90,9 @@ describe('PostDetail', () => {
     expect(root.textContent).toContain('Will be retried. Last error: timeout');
 
     answer = { ...answer, delivered: 2, pending: 0, inboxes: [answer.inboxes[0]!, answer.inboxes[1]!, d('https://c.example/inbox', 'delivered')] };
-    await act(() => vi.advanceTimersByTime(5000));
+    await act(() => {
+      vi.advanceTimersByTime(5000);
+    });
     await settle();
     expect(server.of('posts.deliveries').length).toBe(2);
     expect([...root.querySelectorAll('.deliveries h3')].map((h) => h.textContent)).toEqual(['Failed (1)', 'Delivered (2)']);

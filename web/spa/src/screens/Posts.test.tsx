@@ -1,18 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { setLang } from '../i18n';
+import { describe, expect, it } from 'vitest';
 import { currentLocation, navigate } from '../router';
-import { button, click, Fail, fakeServer, mount, type Mounted } from '../testing';
+import { button, click, Fail, fakeServer, mount, screenTest } from '../testing';
 import type { OwnPost } from './Compose';
 import Posts, { canPin, loadFiltered, postState } from './Posts';
 
-let m: Mounted | null = null;
-beforeEach(() => setLang('en'));
-afterEach(() => {
-  m?.unmount();
-  m = null;
-  vi.unstubAllGlobals();
-  navigate('/', { replace: true });
-});
+
+const t = screenTest();
 
 const post = (id: string, over: Partial<OwnPost> = {}): OwnPost => ({
   id, kind: 'note', content: '<p>x</p>', source: 'post ' + id, summary: '', sensitive: false, visibility: 'public',
@@ -75,8 +68,8 @@ describe('Posts screen', () => {
       post('s', { state: 'scheduled', published_at: '2099-01-01T09:00:00Z', source: 'later' }),
       post('a', { kind: 'article', title: 'An article', source: '# body' }),
     ]);
-    m = await render();
-    const rows = [...m.root.querySelectorAll('.own-post')];
+    t.m = await render();
+    const rows = [...t.m.root.querySelectorAll('.own-post')];
     expect(rows).toHaveLength(3);
     expect(rows[0]!.textContent).toContain('a draft');
     expect(rows[0]!.querySelector('.tag')!.textContent).toBe('Draft');
@@ -92,44 +85,44 @@ describe('Posts screen', () => {
   it('filters by state through the URL', async () => {
     const s = server([post('d', { state: 'draft', published_at: null }), post('p')]);
     navigate('/posts', { replace: true });
-    m = await render('state=draft');
-    expect([...m.root.querySelectorAll('.own-post')]).toHaveLength(1);
-    expect(m.root.querySelector('[aria-pressed=true]')!.textContent).toBe('Drafts');
+    t.m = await render('state=draft');
+    expect([...t.m.root.querySelectorAll('.own-post')]).toHaveLength(1);
+    expect(t.m.root.querySelector('[aria-pressed=true]')!.textContent).toBe('Drafts');
     expect(s.paramsOf('posts.list')[0]).toEqual({ limit: 100 });
-    await click(button(m.root, 'Scheduled'));
+    await click(button(t.m.root, 'Scheduled'));
     expect(currentLocation().query.get('state')).toBe('scheduled');
     // without the server's `pinned`, no pinned filter that would show nothing true
-    expect(button(m.root, 'Pinned')).toBeUndefined();
+    expect(button(t.m.root, 'Pinned')).toBeUndefined();
   });
 
   it('deletes after confirming and pins / unpins with the server\'s pinned state', async () => {
     const s = server([post('a', { pinned: true }), post('b', { pinned: false })]);
-    m = await render();
-    const [a, b] = [...m.root.querySelectorAll('.own-post')] as HTMLElement[];
+    t.m = await render();
+    const [a, b] = [...t.m.root.querySelectorAll('.own-post')] as HTMLElement[];
     expect(a!.textContent).toContain('Pinned');
     expect(button(a!, 'Pin')).toBeUndefined();
     expect(button(b!, 'Unpin')).toBeUndefined();
     await click(button(b!, 'Pin'));
     expect(s.paramsOf('posts.pin')).toEqual([{ id: 'b' }]);
     expect(button(b!, 'Unpin')).toBeDefined();
-    expect(button(m.root, 'Pinned')).toBeDefined();
+    expect(button(t.m.root, 'Pinned')).toBeDefined();
 
     await click(button(a!, 'Delete'));
     expect(s.paramsOf('posts.delete')).toHaveLength(0);
-    await click(button(m.root.querySelector('[role=alertdialog]')!, 'Delete'));
+    await click(button(t.m.root.querySelector('[role=alertdialog]')!, 'Delete'));
     expect(s.paramsOf('posts.delete')).toEqual([{ id: 'a' }]);
-    expect(m.root.querySelectorAll('.own-post')).toHaveLength(1);
+    expect(t.m.root.querySelectorAll('.own-post')).toHaveLength(1);
   });
 
   it('shows a failed pin next to the post, and the empty state', async () => {
     const s = server([post('a')]);
     s.handlers['posts.pin'] = () => new Fail('conflict', 'at most 5 posts can be pinned', {}, -32002);
-    m = await render();
-    await click(button(m.root, 'Pin'));
-    expect(m.root.querySelector('.own-post [role=alert]')!.textContent).toContain('at most 5 posts can be pinned');
-    m.unmount();
+    t.m = await render();
+    await click(button(t.m.root, 'Pin'));
+    expect(t.m.root.querySelector('.own-post [role=alert]')!.textContent).toContain('at most 5 posts can be pinned');
+    t.m.unmount();
     server([]);
-    m = await render();
-    expect(m.root.textContent).toContain('No posts yet.');
+    t.m = await render();
+    expect(t.m.root.textContent).toContain('No posts yet.');
   });
 });

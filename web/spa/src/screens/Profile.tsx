@@ -9,6 +9,7 @@ import type { ScreenProps } from '../router';
 import { call } from '../rpc';
 import { Counter } from '../settings/Counter';
 import { placeError } from '../settings/errors';
+import { useSave } from '../settings/useSave';
 import {
   addField,
   buildUpdate,
@@ -38,9 +39,8 @@ export default function Profile(_props: ScreenProps) {
   const limits = profileLimits(info);
   const persona = useRPC<Persona>('personas.get', {}, []);
   const [form, setForm] = useState<ProfileForm | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [saved, setSaved] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const save = useSave<Persona>();
+  const error = save.error;
   const [sentRows, setSentRows] = useState<number[]>([]);
   const [focus, setFocus] = useState<string | null>(null);
 
@@ -73,29 +73,18 @@ export default function Profile(_props: ScreenProps) {
 
   const edit = (change: Partial<ProfileForm>) => {
     setForm({ ...form, ...change });
-    setSaved(false);
+    save.edited();
   };
   const probs = problems(form, limits);
   const placed = placeError(error, PROFILE_CONTROLS);
   const badRow = placed.at('fields') ? refusedRow(error, sentRows) : null;
 
-  const save = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
     if (hasProblems(probs)) return;
     const { params, rows } = buildUpdate(p.id, form);
-    setBusy(true);
-    setError(null);
-    setSaved(false);
     setSentRows(rows);
-    try {
-      const updated = await call<Persona>('personas.update', params);
-      setForm(formFromPersona(updated));
-      setSaved(true);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    void save.run(() => call<Persona>('personas.update', params), (updated) => setForm(formFromPersona(updated)));
   };
 
   const full = form.fields.length >= limits.fields;
@@ -105,7 +94,7 @@ export default function Profile(_props: ScreenProps) {
         {t('profile.acct', { acct: p.acct })}{' '}
         {p.url && <a href={p.url}>{t('profile.view_public')}</a>}
       </p>
-      <form class="profile-form" onSubmit={save} noValidate>
+      <form class="profile-form" onSubmit={submit} noValidate>
         <Field
           label={t('profile.display_name')}
           error={probs.display_name ? t('profile.too_long') : placed.at('display_name')}
@@ -220,10 +209,10 @@ export default function Profile(_props: ScreenProps) {
 
         {placed.unplaced !== null && <ErrorBox error={placed.unplaced} />}
         <div class="actions">
-          <Button type="submit" variant="primary" busy={busy} disabled={hasProblems(probs)}>
+          <Button type="submit" variant="primary" busy={save.busy} disabled={hasProblems(probs)}>
             {t('profile.save')}
           </Button>
-          <span role="status">{saved ? t('profile.saved') : placed.placed ? t('profile.not_saved') : ''}</span>
+          <span role="status">{save.done ? t('profile.saved') : placed.placed ? t('profile.not_saved') : ''}</span>
         </div>
       </form>
     </Page>

@@ -1,23 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { SiteContext } from '../hooks';
-import { setLang } from '../i18n';
-import { button, byLabel, click, Fail, fakeServer, mount, submit, type, type Mounted } from '../testing';
+import { describe, expect, it } from 'vitest';
+import { button, byLabel, click, Fail, fakeServer, mount, screenTest, submit, type, withSite } from '../testing';
 import { passwordProblems } from './security/Password';
 import { describeAgent } from './security/Sessions';
 import { groupSecret, isSvgDataURI, normalizeCode } from './security/TwoFactor';
 import Security from './Security';
 
-let m: Mounted | null = null;
-let reload: ReturnType<typeof vi.fn>;
-beforeEach(() => {
-  setLang('en');
-  reload = vi.fn(async () => undefined);
-});
-afterEach(() => {
-  m?.unmount();
-  m = null;
-  vi.unstubAllGlobals();
-});
 
 const QR = 'data:image/svg+xml;base64,PHN2Zy8+';
 const sessions = [
@@ -49,11 +36,8 @@ function server(over: Record<string, (p: any) => unknown> = {}) {
   return { s, state };
 }
 
-const render = () => mount(
-  <SiteContext.Provider value={{ info: null, reload, refreshUnread: () => undefined }}>
-    <Security params={{}} query={new URLSearchParams()} />
-  </SiteContext.Provider>,
-);
+const t = screenTest();
+const render = () => mount(withSite(<Security params={{}} query={new URLSearchParams()} />, t));
 
 describe('security helpers', () => {
   it('checks the new password before sending', () => {
@@ -82,103 +66,103 @@ describe('Security screen', () => {
     const { s } = server({
       'auth.change_password': (p) => (p.current_password === 'old-pass' ? { status: 'ok', tokens_revoked: 2 } : new Fail('invalid', 'current_password: wrong password', { field: 'current_password' })),
     });
-    m = await render();
-    const pwForm = m.root.querySelector('form')!;
-    await type(byLabel(m.root, 'Current password'), 'bad');
-    await type(byLabel(m.root, 'New password'), 'new-password');
-    await type(byLabel(m.root, 'New password again'), 'new-password');
+    t.m = await render();
+    const pwForm = t.m.root.querySelector('form')!;
+    await type(byLabel(t.m.root, 'Current password'), 'bad');
+    await type(byLabel(t.m.root, 'New password'), 'new-password');
+    await type(byLabel(t.m.root, 'New password again'), 'new-password');
     await submit(pwForm);
-    const cur = byLabel(m.root, 'Current password')!;
+    const cur = byLabel(t.m.root, 'Current password')!;
     expect(cur.getAttribute('aria-invalid')).toBe('true');
-    expect(m.root.textContent).toContain('current_password: wrong password');
+    expect(t.m.root.textContent).toContain('current_password: wrong password');
 
     await type(cur, 'old-pass');
-    await click(byLabel(m.root, 'Also revoke every API token'));
+    await click(byLabel(t.m.root, 'Also revoke every API token'));
     await submit(pwForm);
     expect(s.paramsOf('auth.change_password').at(-1)).toEqual({ current_password: 'old-pass', new_password: 'new-password', revoke_tokens: true });
-    expect(m.root.textContent).toContain('2 API tokens were revoked');
-    expect(byLabel(m.root, 'Current password')!.value).toBe('');
+    expect(t.m.root.textContent).toContain('2 API tokens were revoked');
+    expect(byLabel(t.m.root, 'Current password')!.value).toBe('');
     // the other sessions ended: the list is read again
     expect(s.paramsOf('sessions.list').length).toBe(2);
   });
 
   it('lists sessions with the current one marked, and logs out the others after confirming', async () => {
     const { s } = server({ 'sessions.revoke_others': () => ({ status: 'ok', revoked: 1 }) });
-    m = await render();
-    const items = [...m.root.querySelectorAll('.sessions li')];
+    t.m = await render();
+    const items = [...t.m.root.querySelectorAll('.sessions li')];
     expect(items).toHaveLength(2);
     expect(items[0]!.textContent).toContain('This browser');
     expect(items[0]!.querySelector('button')).toBeNull(); // the current one is ended by "Log out" in the header
     expect(items[1]!.textContent).not.toContain('This browser');
-    await click(button(m.root, 'Log out all other sessions'));
-    expect(m.root.querySelector('[role=alertdialog]')).not.toBeNull();
+    await click(button(t.m.root, 'Log out all other sessions'));
+    expect(t.m.root.querySelector('[role=alertdialog]')).not.toBeNull();
     expect(s.paramsOf('sessions.revoke_others')).toHaveLength(0);
-    const confirm = m.root.querySelector('[role=alertdialog]')!;
+    const confirm = t.m.root.querySelector('[role=alertdialog]')!;
     await click(button(confirm as HTMLElement, 'Log out all other sessions'));
     expect(s.paramsOf('sessions.revoke_others')).toHaveLength(1);
-    expect(m.root.textContent).toContain('1 sessions were logged out.');
+    expect(t.m.root.textContent).toContain('1 sessions were logged out.');
   });
 
   it('sets up two-factor: QR and secret, a wrong code refused, then 10 recovery codes shown once until confirmed', async () => {
     const { s } = server();
-    m = await render();
-    expect(m.root.textContent).toContain('Off');
-    await click(button(m.root, 'Set up two-factor login'));
-    const img = m.root.querySelector('img.qr') as HTMLImageElement;
+    t.m = await render();
+    expect(t.m.root.textContent).toContain('Off');
+    await click(button(t.m.root, 'Set up two-factor login'));
+    const img = t.m.root.querySelector('img.qr') as HTMLImageElement;
     expect(img.getAttribute('src')).toBe(QR);
     expect(img.alt).toMatch(/QR code/);
-    expect(m.root.querySelector('.secret')!.textContent).toBe('JBSW Y3DP EHPK 3PXP JBSW Y3DP');
+    expect(t.m.root.querySelector('.secret')!.textContent).toBe('JBSW Y3DP EHPK 3PXP JBSW Y3DP');
 
-    const code = byLabel(m.root, 'Code from the app')!;
+    const code = byLabel(t.m.root, 'Code from the app')!;
     await type(code, '12');
     await submit(code.closest('form'));
-    expect(m.root.textContent).toContain('The code is 6 digits.');
+    expect(t.m.root.textContent).toContain('The code is 6 digits.');
     expect(s.paramsOf('totp.verify')).toHaveLength(0);
     await type(code, '111111');
     await submit(code.closest('form'));
-    expect(m.root.textContent).toContain('Wrong code.');
+    expect(t.m.root.textContent).toContain('Wrong code.');
 
-    await type(byLabel(m.root, 'Code from the app'), '654 321');
-    await submit(byLabel(m.root, 'Code from the app')!.closest('form'));
+    await type(byLabel(t.m.root, 'Code from the app'), '654 321');
+    await submit(byLabel(t.m.root, 'Code from the app')!.closest('form'));
     expect(s.paramsOf('totp.verify').at(-1)).toEqual({ code: '654321' });
-    const codes = [...m.root.querySelectorAll('.codes li')].map((li) => li.textContent);
+    const codes = [...t.m.root.querySelectorAll('.codes li')].map((li) => li.textContent);
     expect(codes).toHaveLength(10);
     expect(codes[0]).toBe('code-0000');
-    const done = button(m.root, 'Done')!;
+    const done = button(t.m.root, 'Done')!;
     expect(done.disabled).toBe(true);
-    await click(byLabel(m.root, 'I saved them'));
+    await click(byLabel(t.m.root, 'I saved them'));
     expect(done.disabled).toBe(false);
     await click(done);
-    expect(m.root.querySelector('.codes')).toBeNull();
-    expect(m.root.textContent).toContain('10 recovery codes left.');
-    expect(reload).toHaveBeenCalled();
+    expect(t.m.root.querySelector('.codes')).toBeNull();
+    expect(t.m.root.textContent).toContain('10 recovery codes left.');
+    expect(t.reload).toHaveBeenCalled();
   });
 
   it('turns two-factor off with the password and a code', async () => {
     const { s, state } = server();
     Object.assign(state, { enabled: true, left: 2 });
-    m = await render();
-    expect(m.root.textContent).toContain('Few recovery codes are left.');
-    await click(button(m.root, 'Turn two-factor login off'));
-    await type(byLabel(m.root, 'Password'), 'bad');
-    await type(byLabel(m.root, 'Code or recovery code'), 'ABCD-1234');
-    const f = byLabel(m.root, 'Password')!.closest('form');
+    t.m = await render();
+    expect(t.m.root.textContent).toContain('Few recovery codes are left.');
+    await click(button(t.m.root, 'Turn two-factor login off'));
+    await type(byLabel(t.m.root, 'Password'), 'bad');
+    await type(byLabel(t.m.root, 'Code or recovery code'), 'ABCD-1234');
+    const f = byLabel(t.m.root, 'Password')!.closest('form');
     await submit(f);
-    expect(byLabel(m.root, 'Password')!.getAttribute('aria-invalid')).toBe('true');
-    await type(byLabel(m.root, 'Password'), 'pw');
+    expect(byLabel(t.m.root, 'Password')!.getAttribute('aria-invalid')).toBe('true');
+    await type(byLabel(t.m.root, 'Password'), 'pw');
     await submit(f);
     expect(s.paramsOf('totp.disable').at(-1)).toEqual({ password: 'pw', code: 'abcd-1234' });
-    expect(m.root.textContent).toContain('Off');
+    expect(t.m.root.textContent).toContain('Off');
   });
 
   it('shows a failing status with retry', async () => {
     let fail = true;
     server({ 'totp.status': () => (fail ? new Fail('internal', 'x', {}, -32603) : { enabled: false, pending: true, recovery_codes_left: 0 }) });
-    m = await render();
-    const alert = [...m.root.querySelectorAll('[role=alert]')].find((a) => a.textContent!.includes('server had a problem'))!;
+    t.m = await render();
+    const alert = [...t.m.root.querySelectorAll('[role=alert]')].find((a) => a.textContent!.includes('server had a problem'))!;
     fail = false;
     await click(alert.querySelector('button'));
-    expect(m.root.textContent).toContain('A setup was started but not finished');
-    expect(button(m.root, 'Start the setup again')).toBeDefined();
+    expect(t.m.root.textContent).toContain('A setup was started but not finished');
+    expect(button(t.m.root, 'Start the setup again')).toBeDefined();
   });
 });

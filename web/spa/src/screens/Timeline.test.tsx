@@ -1,9 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { act } from 'preact/test-utils';
 import { forgetPersonas } from '../social/persona';
 import { actor, button, click, fail, fakeServer, localPost, mount, persona, remotePost, settle, type, unmount } from '../social/testkit';
 import type { TimelineItem } from '../social/types';
-import Timeline, { hasNewer } from './Timeline';
+import Timeline, { hasNewer, NEW_POSTS_POLL_MS } from './Timeline';
 
 const props = { params: {}, query: new URLSearchParams() };
 
@@ -88,7 +88,7 @@ describe('Timeline', () => {
     const root = await mount(<Timeline {...props} />);
     await click(root.querySelector('.action-boost') as HTMLButtonElement);
     expect(root.querySelector('.action-boost')!.getAttribute('aria-pressed')).toBe('true');
-    expect(root.querySelector('.action-boost')!.textContent).toBe('Boosted');
+    expect(root.querySelector('.action-boost')!.textContent).toBe('Boost');
     await click(root.querySelector('.action-boost') as HTMLButtonElement);
     expect(server.of('reblogs.delete')).toEqual([{ post_id: p.id }]);
     expect(root.querySelector('.action-boost')!.getAttribute('aria-pressed')).toBe('true');
@@ -194,6 +194,32 @@ describe('Timeline', () => {
     await click(button(root, 'Refresh'));
     expect(server.of('timeline.home')).toHaveLength(2);
     expect(server.of('timeline.home')[1]).toEqual({});
+  });
+});
+
+describe('new posts', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('polls for a newer top post, offers it, and reloads on request', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const first = item(remotePost({ content: '<p>first</p>' }));
+    let items = [first];
+    const server = fakeServer({ 'timeline.home': (p: { limit?: number }) => ({ items: items.slice(0, p.limit ?? 20), next_cursor: null }) });
+    const root = await mount(<Timeline {...props} />);
+    await act(() => {
+      vi.advanceTimersByTime(NEW_POSTS_POLL_MS);
+    });
+    await settle();
+    expect(server.of('timeline.home').filter((p) => p.limit === 1).length).toBeGreaterThan(0);
+    expect(button(root, 'New posts — show them')).toBeUndefined();
+    items = [item(remotePost({ content: '<p>second</p>' })), first];
+    await act(() => {
+      vi.advanceTimersByTime(NEW_POSTS_POLL_MS);
+    });
+    await settle();
+    await click(button(root, 'New posts — show them'));
+    expect(root.querySelector('.post-content')!.textContent).toBe('second');
+    expect(button(root, 'New posts — show them')).toBeUndefined();
   });
 });
 

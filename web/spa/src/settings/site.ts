@@ -134,14 +134,8 @@ export function buildExtensions(stored: unknown, form: ExtensionsForm): Obj {
   return out;
 }
 
-export interface SiteForm {
-  title: string;
-  description: string;
-  language: string;
-  robots_noindex: boolean;
-  robots_noai: boolean;
-  authorized_fetch: boolean;
-  allow_quotes: boolean;
+/** The form: the site-wide settings as they are, the publication's with the counts as typed. */
+export interface SiteForm extends Omit<Settings, 'domain' | 'publication'> {
   site_name: string;
   subtitle: string;
   author: string;

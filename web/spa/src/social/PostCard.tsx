@@ -3,7 +3,7 @@
 // like. Only the server's sanitized HTML (a post's `content`, a remote
 // post's `summary`) goes through <SafeHTML>; names, handles, titles and the
 // owner's own content warnings are text.
-import { useState } from 'preact/hooks';
+import { useId, useState } from 'preact/hooks';
 import { t } from '../i18n';
 import { Link } from '../router';
 import { call } from '../rpc';
@@ -97,7 +97,7 @@ function Body({ post, embedded }: { post: AnyPost; embedded: boolean }) {
   const cw = post.summary.trim() !== '';
   const [open, setOpen] = useState(!cw);
   const lang = post.language || undefined;
-  const bodyId = 'pb-' + (post.id || (remote ? post.uri : post.url)).replace(/[^\w-]/g, '_');
+  const bodyId = 'pb' + useId();
   let content;
   if (remote && post.external) {
     const url = webURL(post.url);
@@ -164,6 +164,8 @@ function QuoteLink({ post }: { post: AnyPost }) {
   return href ? <Link href={href}>{t('timeline.quote_open')}</Link> : null;
 }
 
+// The labels stay the same and aria-pressed says the state, as toggle
+// buttons should (styles.css colours a pressed button).
 function Interactions({ post }: { post: RemotePost }) {
   const like = useToggle(post.favourited, (on) => call(on ? 'favourites.create' : 'favourites.delete', interactionParams(post)));
   const boost = useToggle(post.reblogged, (on) => call(on ? 'reblogs.create' : 'reblogs.delete', interactionParams(post)));
@@ -178,7 +180,7 @@ function Interactions({ post }: { post: RemotePost }) {
         title={boostable ? undefined : t('timeline.boost_private')}
         onClick={() => void boost.toggle()}
       >
-        {boost.on ? t('timeline.boosted') : t('timeline.boost')}
+        {t('timeline.boost')}
       </button>
       <button
         type="button"
@@ -187,7 +189,7 @@ function Interactions({ post }: { post: RemotePost }) {
         disabled={like.busy}
         onClick={() => void like.toggle()}
       >
-        {like.on ? t('timeline.liked') : t('timeline.like')}
+        {t('timeline.like')}
       </button>
       {(like.error !== null || boost.error !== null) && (
         <div class="action-error">

@@ -128,6 +128,28 @@ export function Button({ busy, variant, class: cls, disabled, children, type, ..
   );
 }
 
+/** A form's submit button, and a cancel button when `onCancel` is given. */
+export function FormActions({ label, variant = 'primary', busy, disabled, onCancel }: {
+  label: string;
+  variant?: 'primary' | 'danger';
+  busy?: boolean;
+  disabled?: boolean;
+  onCancel?: () => void;
+}) {
+  return (
+    <div class="actions">
+      <Button type="submit" variant={variant} busy={busy} disabled={disabled}>
+        {label}
+      </Button>
+      {onCancel && (
+        <button type="button" class="button plain" onClick={onCancel}>
+          {t('ui.cancel')}
+        </button>
+      )}
+    </div>
+  );
+}
+
 /**
  * Asks before a destructive action. Focus moves to the cancel button (the
  * safe choice), Escape cancels, and focus goes back where it was after.

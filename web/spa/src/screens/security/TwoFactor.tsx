@@ -7,7 +7,7 @@ import { useState } from 'preact/hooks';
 import { useRPC, useSite } from '../../hooks';
 import { t } from '../../i18n';
 import { call, RPCError } from '../../rpc';
-import { Button, Check, CopyButton, ErrorBox, Field, Loading } from '../../ui/basic';
+import { Button, Check, CopyButton, ErrorBox, Field, FormActions, Loading } from '../../ui/basic';
 import { fieldError } from '../../ui/errors';
 
 export interface TOTPStatus {
@@ -88,14 +88,7 @@ function Enrol({ setup, onVerified, onCancel }: { setup: TOTPSetup; onVerified: 
               <input type="text" inputMode="numeric" autocomplete="one-time-code" maxLength={8} value={code} onInput={(e) => setCode(e.currentTarget.value)} />
             </Field>
             {error !== null && !codeErr && <ErrorBox error={error} />}
-            <div class="actions">
-              <Button type="submit" variant="primary" busy={busy}>
-                {t('security.totp_verify')}
-              </Button>
-              <button type="button" class="button plain" onClick={onCancel}>
-                {t('ui.cancel')}
-              </button>
-            </div>
+            <FormActions label={t('security.totp_verify')} busy={busy} onCancel={onCancel} />
           </form>
         </li>
       </ol>
@@ -167,14 +160,7 @@ function Disable({ onDone, onCancel }: { onDone: () => void; onCancel: () => voi
         <input type="text" autocomplete="one-time-code" maxLength={20} value={code} onInput={(e) => setCode(e.currentTarget.value)} />
       </Field>
       {general !== null && <ErrorBox error={general} />}
-      <div class="actions">
-        <Button type="submit" variant="danger" busy={busy}>
-          {t('security.totp_disable')}
-        </Button>
-        <button type="button" class="button plain" onClick={onCancel}>
-          {t('ui.cancel')}
-        </button>
-      </div>
+      <FormActions label={t('security.totp_disable')} variant="danger" busy={busy} onCancel={onCancel} />
     </form>
   );
 }
