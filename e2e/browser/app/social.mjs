@@ -19,8 +19,8 @@ const b = (s, method, params) => rpc(s.spec.b, s.spec.b_token, method, params);
 async function follow(s, acct) {
   const page = s.page;
   await go(s, 'Follows');
-  await page.getByLabel(/@user@host|Address|Account/i).first().fill(acct);
-  await page.getByRole('button', { name: /^(Follow|Look up|Find)/ }).first().click();
+  await page.getByLabel('Follow an account', { exact: true }).fill(acct);
+  await page.getByRole('button', { name: 'Follow', exact: true }).click();
 }
 
 // timelineShows reloads Home until text is in it.
@@ -75,7 +75,7 @@ export async function hostileContent(s) {
   assert((await main.innerText()).includes('<script>window.__pwned=1</script>'), "bob's note's markup is not shown as text");
   await nothingRan(s, 'home timeline');
   await page.locator('main ul.list > li').filter({ hasText: 'Hello from bob' }).first()
-    .getByRole('link', { name: /Open the post|ago|just now|\d/ }).first().click();
+    .getByRole('link', { name: /^Open the post/ }).first().click();
   await heading(s, 'Post');
   await main.getByText('Hello from bob').first().waitFor();
   await nothingRan(s, 'post detail');
@@ -96,7 +96,7 @@ export async function hostileContent(s) {
 export async function deadJob(s) {
   const page = s.page;
   await open(s, '/actor?q=' + encodeURIComponent(s.remote.acct));
-  await page.getByRole('button', { name: /^Follow/ }).first().click();
+  await page.getByRole('button', { name: 'Follow', exact: true }).click();
   await eventually('the Follow refused by ghost', () => s.remote.state.deliveries.some((d) => d.type === 'Follow' && !d.accepted));
   await eventually('a dead job', async () => (await ownerRPC(s, 'queue.stats')).dead > 0);
   await go(s, 'Queue');
@@ -104,7 +104,8 @@ export async function deadJob(s) {
   await dead.first().waitFor({ timeout: 15000 });
   await s.h.screen('queue');
   s.remote.state.refuse = false;
-  await dead.first().getByRole('button', { name: 'Retry' }).click();
+  await dead.first().getByRole('button', { name: /^Retry this/ }).click();
+  await dead.first().getByRole('alertdialog').getByRole('button', { name: 'Retry', exact: true }).click();
   await eventually('ghost accepting the retried Follow', () => s.remote.state.deliveries.some((d) => d.type === 'Follow' && d.accepted));
   await eventually('the retried job gone from the dead letters', async () => (await page.locator('main li').filter({ hasText: '410' }).count()) === 0);
   const stats = await ownerRPC(s, 'queue.stats');
@@ -117,10 +118,9 @@ export async function deadJob(s) {
 export async function approveRequest(s) {
   const page = s.page;
   await go(s, 'Profile');
-  const locked = page.getByLabel(/approve|locked/i).first();
-  await locked.check();
-  await page.getByRole('button', { name: /^Save/ }).first().click();
-  await page.getByRole('status').filter({ hasText: /saved/i }).first().waitFor();
+  await page.getByLabel('Approve followers', { exact: true }).check();
+  await page.getByRole('button', { name: 'Save profile' }).click();
+  await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
   await s.h.screen('profile');
   const me = await ownerRPC(s, 'personas.get', {});
   assert(me.locked === true, 'the profile is not locked after saving');
@@ -129,11 +129,12 @@ export async function approveRequest(s) {
   const onB = await b(s, 'actors.lookup', { q: acct });
   await b(s, 'follows.create', { actor_id: onB.id });
   await go(s, 'Follows');
-  await page.getByRole('tab', { name: /Requests/ }).or(page.getByRole('link', { name: /Requests/ })).first().click();
+  await page.getByRole('navigation', { name: 'Lists' }).getByRole('link', { name: 'Requests' }).click();
   const row = page.locator('main li').filter({ hasText: 'Bob' });
   await row.first().waitFor({ timeout: 15000 });
   await s.h.screen('follows-requests');
-  await row.first().getByRole('button', { name: /^Approve/ }).click();
+  await row.first().getByRole('button', { name: 'Approve', exact: true }).click();
+  await row.first().getByRole('status').filter({ hasText: 'Approved' }).waitFor();
   await eventually("bob's server counting the follow as accepted", async () => (await b(s, 'follows.check', { actor_id: onB.id })).state === 'accepted');
 }
 
@@ -152,12 +153,13 @@ export async function theme(s) {
   const before = await sheet();
   assert(before.includes('/themes/default/'), `the public page's stylesheets before: ${before}`);
   await go(s, 'Site');
-  await page.getByLabel(/^Theme/).first().selectOption('dark').catch(async () => page.getByRole('radio', { name: /dark/i }).check());
+  await page.getByRole('group', { name: 'Installed themes' }).getByLabel('dark', { exact: true }).check();
+  // The live preview: the owner's post page in that theme.
   const frame = page.frameLocator('iframe[src*="/my/preview/dark"]');
-  await frame.locator('body').waitFor({ timeout: 15000 });
+  await eventually('the preview in the dark theme', async () => (await frame.locator('link[rel=stylesheet][href*="/themes/dark/"]').count()) > 0);
   await s.h.screen('site');
-  await page.getByRole('button', { name: /^Save/ }).first().click();
-  await page.getByRole('status').filter({ hasText: /saved/i }).first().waitFor();
+  await page.getByRole('button', { name: 'Apply dark' }).click();
+  await page.getByRole('status').filter({ hasText: 'The public site now uses dark.' }).waitFor();
   const after = await sheet();
   assert(after.includes('/themes/dark/'), `after choosing dark the public page's stylesheets are ${after}`);
 }
