@@ -63,6 +63,7 @@ async function main() {
     ['a dead job retried', social.deadJob],
     ['locked: approve a follow request', social.approveRequest],
     ['theme change on the public site', social.theme],
+    ['an invalid setting', social.invalidSetting, { allow: [/status of 400/] }],
     ['two-factor login', account.twoFactor, { allow: [HTTP_401] }],
     ['session ends while composing', account.expiredSession, { allow: [HTTP_401] }],
     ['every screen: axe and screenshots', shell.tour],

@@ -105,11 +105,22 @@ export async function twoFactor(s) {
   const code = totp(secret, verified + 1);
   await login(s, { code });
   await loggedIn(s);
-  // …once: the same code again is refused, next to the code field.
+  // …once: the same code again is refused, next to the code field, as is
+  // a wrong one.
   await logout(s);
-  await login(s, { code });
+  const now = Math.floor(Date.now() / 30000);
+  const near = [-1, 0, 1, 2].map((d) => totp(secret, now + d));
+  const wrong = ['000000', '111111', '222222'].find((c) => !near.includes(c));
+  await login(s, { code: wrong });
+  const bad = await fieldError(s, 'Code');
+  assert(/wrong or already used/i.test(bad), `a wrong code says "${bad}"`);
+  await page.getByLabel('Code', { exact: true }).fill(code);
+  const answer = page.waitForResponse((r) => r.url().endsWith('/api/mur/v1/rpc') && (r.request().postData() || '').includes('"auth.login"'));
+  await page.getByRole('button', { name: 'Verify' }).click();
+  assert((await answer).status() === 401, 'the reused code was not refused by the server');
   const msg = await fieldError(s, 'Code');
   assert(/wrong or already used/i.test(msg), `a reused code says "${msg}"`);
+  assert(await page.getByRole('button', { name: 'Log out' }).count() === 0, 'a reused code logged in');
   await s.h.screen('login-code');
   // A recovery code works, once.
   const rc = s.recovery.shift();

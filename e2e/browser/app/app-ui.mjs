@@ -59,10 +59,10 @@ export async function login(s, { password = s.spec.password, code } = {}) {
   await page.getByRole('button', { name: 'Verify' }).click();
 }
 
-// fieldError returns the message shown next to the control labelled
+// fieldError returns the message shown next to the screen's control labelled
 // label (its aria-describedby error), waiting for one.
 export async function fieldError(s, label) {
-  const input = s.page.getByLabel(label, { exact: true });
+  const input = s.page.locator('main').getByLabel(label, { exact: true });
   await eventually(`an error next to "${label}"`, async () => (await input.getAttribute('aria-invalid')) === 'true', { timeout: 10000 });
   const ids = ((await input.getAttribute('aria-describedby')) || '').split(/\s+/).filter(Boolean);
   const texts = [];

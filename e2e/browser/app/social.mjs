@@ -3,7 +3,7 @@
 // delivery retried from the queue, a follow request approved, and the
 // public site's theme.
 import { assert, eventually, rpc } from './harness.mjs';
-import { go, heading, open, ownerRPC, publicPage } from './app-ui.mjs';
+import { fieldError, go, heading, open, ownerRPC, publicPage } from './app-ui.mjs';
 import { HOSTILE_NAME } from './remote.mjs';
 
 // What bob writes: his display name and posts carry markup and scripts.
@@ -106,6 +106,7 @@ export async function deadJob(s) {
   s.remote.state.refuse = false;
   await dead.first().getByRole('button', { name: /^Retry this/ }).click();
   await dead.first().getByRole('alertdialog').getByRole('button', { name: 'Retry', exact: true }).click();
+  await page.getByText(/job is queued again/).first().waitFor();
   await eventually('ghost accepting the retried Follow', () => s.remote.state.deliveries.some((d) => d.type === 'Follow' && d.accepted));
   await eventually('the retried job gone from the dead letters', async () => (await page.locator('main li').filter({ hasText: '410' }).count()) === 0);
   const stats = await ownerRPC(s, 'queue.stats');
@@ -162,4 +163,19 @@ export async function theme(s) {
   await page.getByRole('status').filter({ hasText: 'The public site now uses dark.' }).waitFor();
   const after = await sheet();
   assert(after.includes('/themes/dark/'), `after choosing dark the public page's stylesheets are ${after}`);
+}
+
+// A setting the server refuses: its message is shown next to the field,
+// and nothing is saved.
+export async function invalidSetting(s) {
+  const page = s.page;
+  await go(s, 'Site');
+  const before = (await ownerRPC(s, 'site.get_settings', {})).language;
+  await page.locator('main').getByLabel('Language', { exact: true }).fill('not a tag!');
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  const msg = await fieldError(s, 'Language');
+  assert(/must be a language tag/.test(msg), `next to Language the app says "${msg}"; want the server's message`);
+  await s.h.shot('site-invalid-language');
+  const after = (await ownerRPC(s, 'site.get_settings', {})).language;
+  assert(after === before, `the refused language was stored: ${after}`);
 }
