@@ -69,7 +69,8 @@ export async function tokens(s) {
   assert(info.owner === true, `the new token is not the owner: ${JSON.stringify(info)}`);
   await page.getByRole('button', { name: 'Revoke to revoke' }).click();
   await page.getByRole('alertdialog').getByRole('button', { name: 'Revoke' }).click();
-  await eventually('the revoked token gone from the list', async () => (await page.getByRole('button', { name: 'Revoke to revoke' }).count()) === 0);
+  // (The confirmation replaces the row's button: wait for the row itself.)
+  await eventually('the revoked token gone from the list', async () => (await page.locator('main li').filter({ hasText: 'to revoke' }).count()) === 0);
   const after = await rpc(s.a, other, 'site.info').then(() => 'accepted', (e) => e.message);
   assert(/unauthorized/.test(after), `a revoked token is ${after}; want unauthorized`);
 }

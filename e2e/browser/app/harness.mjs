@@ -182,7 +182,7 @@ function watchPage() {
     if (typeof report === 'function') report({ directive: e.violatedDirective, blocked: e.blockedURI, source: e.sourceFile, line: e.lineNumber });
   });
   const mo = new MutationObserver(() => {
-    if (document.querySelector('main ul.list > li')) {
+    if (document.querySelector('ul[aria-label="Home timeline"] > li')) {
       window.__murlogFirstItem = performance.now();
       mo.disconnect();
     }

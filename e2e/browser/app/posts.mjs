@@ -64,7 +64,7 @@ export async function noteAndArticle(s) {
 // does not list it until then; after its time both show it.
 export async function scheduled(s) {
   const text = 'Scheduled from the browser ' + Date.now();
-  const when = new Date(Date.now() + 12000);
+  const when = new Date(Date.now() + 15000);
   when.setMilliseconds(0);
   await compose(s, { text, when: 'schedule', at: localInput(when) });
   await s.page.getByRole('button', { name: 'Schedule' }).click();
@@ -178,12 +178,12 @@ export async function thousand(s) {
 
   // Warm: the service worker holds the shell, the HTTP cache the rest.
   await open(s, '/');
-  await s.page.locator('main ul.list > li').first().waitFor();
+  await s.page.locator('ul[aria-label="Home timeline"] > li').first().waitFor();
   await s.page.evaluate(() => navigator.serviceWorker?.ready);
   const paint = [];
   for (let i = 0; i < 3; i++) {
     await s.page.goto(s.a + '/my/', { waitUntil: 'commit' });
-    await s.page.locator('main ul.list > li').first().waitFor();
+    await s.page.locator('ul[aria-label="Home timeline"] > li').first().waitFor();
     paint.push(await s.page.evaluate(() => {
       const nav = performance.getEntriesByType('navigation')[0];
       return { firstPost: Math.round(window.__murlogFirstItem ?? performance.now()), fromSW: nav ? nav.workerStart > 0 : null };
@@ -194,16 +194,16 @@ export async function thousand(s) {
 
   // Scroll to the oldest post.
   const page = s.page;
-  const list = page.locator('main ul.list');
+  const list = page.getByRole('list', { name: 'Home timeline' });
   let maxMounted = 0;
   let loads = 0;
   const seen = new Set();
   const t0 = Date.now();
   for (;;) {
     const state = await page.evaluate(() => {
-      const items = [...document.querySelectorAll('main ul.list > li')];
+      const items = [...document.querySelectorAll('ul[aria-label="Home timeline"] > li')];
       const nums = items.map((li) => (li.textContent.match(/Bulk post (\d+) of 1000/) || [])[1]).filter(Boolean).map(Number);
-      return { mounted: items.length, nums, end: !!document.querySelector('main .end') };
+      return { mounted: items.length, nums, end: !![...document.querySelectorAll('main p')].some((p) => p.textContent === 'That is all.') };
     });
     maxMounted = Math.max(maxMounted, state.mounted);
     for (const n of state.nums) seen.add(n);
@@ -212,9 +212,9 @@ export async function thousand(s) {
     await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
     loads++;
     await eventually('the next page of the timeline', async () => page.evaluate((before) => {
-      const items = [...document.querySelectorAll('main ul.list > li')];
+      const items = [...document.querySelectorAll('ul[aria-label="Home timeline"] > li')];
       const last = items.length ? (items[items.length - 1].textContent.match(/Bulk post (\d+) of 1000/) || [])[1] : null;
-      return !!document.querySelector('main .end') || (last !== null && Number(last) !== before);
+      return !![...document.querySelectorAll('main p')].some((p) => p.textContent === 'That is all.') || (last !== null && Number(last) !== before);
     }, before), { timeout: 10000, interval: 50 });
   }
   await list.first().waitFor();

@@ -28,6 +28,14 @@ export async function tour(s) {
     await settled(s);
     await s.h.screen('tour-' + name);
   }
+  // In Japanese (the language switch): the shell's words change, the
+  // page says its language, and it is still accessible.
+  await s.page.getByRole('combobox', { name: 'Language' }).first().selectOption('ja');
+  await s.page.getByRole('navigation').getByRole('link', { name: 'ホーム' }).waitFor();
+  assert((await s.page.evaluate(() => document.documentElement.lang)) === 'ja', 'in Japanese <html lang> is not ja');
+  await s.h.screen('tour-tokens-ja');
+  await s.page.getByRole('combobox', { name: '言語' }).selectOption('en');
+  await s.page.getByRole('navigation').getByRole('link', { name: 'Home' }).waitFor();
   // The narrow layout: the nav is behind the menu button, which says
   // whether it is open.
   await s.page.setViewportSize({ width: 360, height: 800 });

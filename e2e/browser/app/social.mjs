@@ -27,8 +27,9 @@ async function follow(s, acct) {
 async function timelineShows(s, text) {
   await eventually(`"${text}" in the home timeline`, async () => {
     await go(s, 'Home');
-    await s.page.locator('main ul.list > li').first().waitFor({ timeout: 5000 });
-    return (await s.page.locator('main ul.list').first().innerText()).includes(text);
+    const list = s.page.getByRole('list', { name: 'Home timeline' });
+    await list.getByRole('listitem').first().waitFor({ timeout: 5000 });
+    return (await list.innerText()).includes(text);
   }, { timeout: 30000, interval: 500 });
 }
 
@@ -74,7 +75,7 @@ export async function hostileContent(s) {
   assert((await main.innerText()).includes('<img src=x onerror=window.__pwned=1> Bob'), "bob's display name is not shown as text");
   assert((await main.innerText()).includes('<script>window.__pwned=1</script>'), "bob's note's markup is not shown as text");
   await nothingRan(s, 'home timeline');
-  await page.locator('main ul.list > li').filter({ hasText: 'Hello from bob' }).first()
+  await page.getByRole('list', { name: 'Home timeline' }).getByRole('listitem').filter({ hasText: 'Hello from bob' }).first()
     .getByRole('link', { name: /^Open the post/ }).first().click();
   await heading(s, 'Post');
   await main.getByText('Hello from bob').first().waitFor();
