@@ -1,10 +1,8 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,7 +54,8 @@ func TestAppInBrowser(t *testing.T) {
 		Token string `json:"token"`
 	}
 	b.Call(t, "tokens.create", map[string]any{"name": "app-browser"}, &tok)
-	a := startUnconfigured(t, bin)
+	// A as a new owner finds it: no murlog.ini, the wizard waiting.
+	a := fedtest.Serve(t, names, bin, fedtest.Options{})
 	t.Cleanup(func() {
 		for name, in := range map[string]*fedtest.Instance{"a": a, "b": b} {
 			os.WriteFile(filepath.Join(art, "murlog-"+name+".log"), []byte(in.Logs.String()), 0o644)
@@ -145,64 +144,4 @@ func buildSPA(t *testing.T, npm, root, out string, args ...string) {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("building the app: %v\n%s", err, b)
 	}
-}
-
-// startUnconfigured runs bin as `murlog serve` in a fresh folder with no
-// murlog.ini, as a new owner starts it: the browser sets it up through the
-// wizard. Like fedtest.StartProcess it listens on 127.0.0.1:PORT with
-// MURLOG_SCHEME=http and MURLOG_ALLOW_PRIVATE_NETWORK=1 (it federates with
-// another loopback process), keeps its log lines, and gets SIGINT when
-// the test ends. The Instance has no Owner client.
-func startUnconfigured(t *testing.T, bin string) *fedtest.Instance {
-	t.Helper()
-	in := &fedtest.Instance{Username: "owner", Dir: t.TempDir(), Logs: &testsite.SyncBuffer{}}
-	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0")
-	cmd.Dir = in.Dir
-	cmd.Env = append(os.Environ(), "MURLOG_CONFIG="+filepath.Join(in.Dir, "murlog.ini"), "MURLOG_SCHEME=http",
-		"MURLOG_ALLOW_PRIVATE_NETWORK=1", "MURLOG_LOG_LEVEL=debug")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-		case <-time.After(15 * time.Second):
-			cmd.Process.Kill()
-			<-exited
-		}
-	})
-	addr := make(chan string, 1)
-	go func() {
-		defer close(exited)
-		sc := bufio.NewScanner(stderr)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			in.Logs.Write(append(sc.Bytes(), '\n'))
-			var line struct {
-				Addr string `json:"addr"`
-			}
-			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Addr != "" {
-				select {
-				case addr <- line.Addr:
-				default:
-				}
-			}
-		}
-		cmd.Wait()
-	}()
-	select {
-	case a := <-addr:
-		in.Domain = a
-	case <-time.After(30 * time.Second):
-		t.Fatalf("murlog serve did not report its address\n%s", in.Logs)
-	}
-	in.Name, _, _ = net.SplitHostPort(in.Domain)
-	in.Base = "http://" + in.Domain
-	return in
 }
