@@ -48,7 +48,7 @@ const blogGA = "G-MURLOGTEST1"
 // them).
 func TestBlogInBrowser(t *testing.T) {
 	tools := requireBrowserTools(t)
-	art := blogArtifacts(t, tools.root)
+	art := browserArtifacts(t, tools.root, "blog-browser")
 	t.Logf("screenshots, saved pages and reports: %s", art)
 
 	// The themes of this working tree (the binary embeds the same files).

@@ -72,16 +72,16 @@ func requireBrowserTools(t *testing.T) browserTools {
 	return tl
 }
 
-// blogArtifacts returns the kept folder of the browser test's output,
-// $MURLOG_ARTIFACTS/blog-browser or e2e/browser/artifacts/blog-browser,
-// emptied of an earlier run's files.
-func blogArtifacts(t *testing.T, root string) string {
+// browserArtifacts returns the kept folder of a browser test's output,
+// $MURLOG_ARTIFACTS/<name> or e2e/browser/artifacts/<name> (blog-browser,
+// app-browser), emptied of an earlier run's files.
+func browserArtifacts(t *testing.T, root, name string) string {
 	t.Helper()
 	base := os.Getenv("MURLOG_ARTIFACTS")
 	if base == "" {
 		base = filepath.Join(root, "e2e", "browser", "artifacts")
 	}
-	dir, err := filepath.Abs(filepath.Join(base, "blog-browser"))
+	dir, err := filepath.Abs(filepath.Join(base, name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,9 @@
 //
 // The tests skip when Apache is not installed, except with CI=true, where
 // they fail. The browser tests of the public blog (blog_browser_test.go)
-// likewise need Debian's chromium, Java and e2e/browser's npm packages. The CGI start-up measurements run with MURLOG_BENCH_CGI=1
+// and of the owner's app (app_browser_test.go) likewise need Debian's
+// chromium, Java and e2e/browser's npm packages (the app's also web/spa's).
+// The CGI start-up measurements run with MURLOG_BENCH_CGI=1
 // (TestCGITiming) or as BenchmarkCGIProcess.
 package e2e
 

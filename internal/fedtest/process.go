@@ -23,6 +23,23 @@ import (
 // Server are nil. The process gets SIGINT when the test ends.
 func StartProcess(tb testing.TB, names *Names, bin string, o Options) *Instance {
 	tb.Helper()
+	in := Serve(tb, names, bin, o)
+	in.Owner = in.NewClient()
+	ctx := context.Background()
+	if err := in.Owner.Setup(ctx, in.Domain, in.Username, Password); err != nil {
+		tb.Fatalf("process %s: setup: %v\n%s", in.Domain, err, in.Logs)
+	}
+	if err := in.Owner.Login(ctx, Password); err != nil {
+		tb.Fatalf("process %s: login: %v", in.Domain, err)
+	}
+	return in
+}
+
+// Serve runs bin as StartProcess does but leaves it as a new owner finds
+// it: no murlog.ini, the setup wizard waiting (a browser test sets it up
+// itself). Owner is nil.
+func Serve(tb testing.TB, names *Names, bin string, o Options) *Instance {
+	tb.Helper()
 	if o.Username == "" {
 		o.Username = "owner"
 	}
@@ -78,13 +95,5 @@ func StartProcess(tb testing.TB, names *Names, bin string, o Options) *Instance 
 	}
 	in.Name, _, _ = net.SplitHostPort(in.Domain)
 	in.Base = "http://" + in.Domain
-	in.Owner = in.NewClient()
-	ctx := context.Background()
-	if err := in.Owner.Setup(ctx, in.Domain, o.Username, Password); err != nil {
-		tb.Fatalf("process %s: setup: %v\n%s", in.Domain, err, in.Logs)
-	}
-	if err := in.Owner.Login(ctx, Password); err != nil {
-		tb.Fatalf("process %s: login: %v", in.Domain, err)
-	}
 	return in
 }
