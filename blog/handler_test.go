@@ -1,7 +1,9 @@
 package blog_test
 
 import (
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -9,7 +11,9 @@ import (
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/post"
+	"github.com/murlog/murlog/blog"
 	"github.com/murlog/murlog/store"
+	"github.com/murlog/murlog/theme"
 )
 
 // TestRoutes: every route answers its status and content type, with the
@@ -323,5 +327,29 @@ func TestCachedPostFollowsWrites(t *testing.T) {
 	e.loader.Invalidate()
 	if r := e.get(e.postPath(p)); r.status != 410 {
 		t.Errorf("GET a deleted post = %d; want 410", r.status)
+	}
+}
+
+// TestNoThemeChosenIsTheDefault: a site that never chose a theme (an
+// empty design_theme, as a new site has) is rendered with the default
+// theme, and nothing is logged as a fallback.
+func TestNoThemeChosenIsTheDefault(t *testing.T) {
+	e := newEnv(t)
+	var logs strings.Builder
+	log := slog.New(slog.NewTextHandler(&logs, nil))
+	e.loader.Log = log
+	e.loader.Themes = theme.NewSet(shippedThemes(t), theme.Options{Log: log})
+	e.srv = httptest.NewServer(blog.NewHandler(e.loader))
+	t.Cleanup(e.srv.Close)
+	e.config(func(c *murlog.PubConfig) { c.DesignTheme = "" })
+	p := e.note("hello")
+	for _, path := range []string{"/", "/@alice/" + p.ID} {
+		r := e.get(path)
+		if r.status != 200 || !strings.Contains(r.body, "/themes/default/") {
+			t.Errorf("GET %s = %d; want the default theme's page\n%.300s", path, r.status, r.body)
+		}
+	}
+	if logs.Len() != 0 {
+		t.Errorf("a site with no theme chosen logged:\n%s", logs.String())
 	}
 }

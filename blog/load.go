@@ -202,7 +202,11 @@ func (l *Loader) scopeFrom(tx store.Tx, ps *personaSite, primary bool) *scope {
 		langTag: ps.langTag, noIndex: ps.noIndex, noAI: ps.noAI}
 	s.lang = pageLang(s.langTag)
 	s.t = stringsFor(s.lang)
-	s.info = l.Themes.Info(ps.cfg.DesignTheme)
+	name := ps.cfg.DesignTheme
+	if name == "" {
+		name = theme.Default // never chosen (a new site): the default, not a fallback to log
+	}
+	s.info = l.Themes.Info(name)
 	return s
 }
 
