@@ -232,13 +232,19 @@ export function Time({ iso, absolute }: { iso: string; absolute?: boolean }) {
 }
 
 /** A round picture, or the name's first letter when there is none or it fails to load. */
+/** The letter a picture-less avatar shows: the name's first letter or digit
+ * (a name that opens with markup or punctuation shows its first real letter). */
+export function avatarLetter(name: string): string {
+  return name.match(/[\p{L}\p{N}]/u)?.[0].toUpperCase() ?? '?';
+}
+
 export function Avatar({ src, name, size = 48 }: { src?: string | null; name: string; size?: 32 | 48 | 96 }) {
   const [broken, setBroken] = useState(false);
   useEffect(() => setBroken(false), [src]);
   if (!src || broken) {
     return (
       <span class={`avatar avatar-${size} avatar-letter`} aria-hidden="true">
-        {[...name.trim()][0]?.toUpperCase() ?? '?'}
+        {avatarLetter(name)}
       </span>
     );
   }
