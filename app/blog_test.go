@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/murlog/murlog/app"
 	"github.com/murlog/murlog/internal/testsite"
 )
 
@@ -79,11 +78,7 @@ func TestCGIKeepsParsedTemplates(t *testing.T) {
 	s := testsite.New(t)
 	dir := filepath.Join(s.Dir, "data", "cache", "templates")
 	page := func() string {
-		a, err := app.New(ctx, app.Options{ConfigPath: filepath.Join(s.Dir, "murlog.ini"), Getenv: func(k string) string { return s.Env[k] },
-			Logger: testsite.Discard(), OneShot: true})
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := cgiApp(t, s)
 		defer a.Close()
 		rec := httptest.NewRecorder()
 		req := httptest.NewRequest("GET", "/@alice", nil)

@@ -59,15 +59,22 @@ func TestStartLeavesADocumentRootDataDir(t *testing.T) {
 func TestResetCommandUnderCGI(t *testing.T) {
 	s := testsite.New(t)
 	t.Setenv("SCRIPT_FILENAME", filepath.Join(s.Dir, "murlog.cgi"))
-	a, err := app.New(ctx, app.Options{ConfigPath: filepath.Join(s.Dir, "murlog.ini"), Getenv: func(k string) string { return s.Env[k] },
-		Logger: testsite.Discard(), OneShot: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := cgiApp(t, s)
 	defer a.Close()
 	rec := httptest.NewRecorder()
 	a.ServeHTTP(rec, httptest.NewRequest("GET", "/admin/reset", nil))
 	if !strings.Contains(rec.Body.String(), "<code>./murlog.cgi reset</code>") || strings.Contains(rec.Body.String(), "murlog reset<") {
 		t.Errorf("reset page under CGI = %d %s; want it to name ./murlog.cgi reset", rec.Code, rec.Body)
 	}
+}
+
+// cgiApp is the app over s as one CGI process builds it (OneShot).
+func cgiApp(t *testing.T, s *testsite.Site) *app.App {
+	t.Helper()
+	a, err := app.New(ctx, app.Options{ConfigPath: filepath.Join(s.Dir, "murlog.ini"), Getenv: func(k string) string { return s.Env[k] },
+		Logger: testsite.Discard(), OneShot: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }
