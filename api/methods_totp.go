@@ -35,15 +35,18 @@ func (s *Server) registerTOTP() {
 		}
 		return &totpStatusView{Enabled: st.Enabled, Pending: st.Pending, RecoveryCodesLeft: st.RecoveryCodesLeft}, nil
 	})
-	register(s, "totp.setup", owner, true, func(ctx context.Context, _ *noParams) (any, error) {
+	register(s, "totp.setup", owner, true, func(ctx context.Context, p *struct {
+		Password string `json:"password"`
+	}) (any, error) {
 		if err := sessionOnly(ctx, "totp.setup"); err != nil {
 			return nil, err
 		}
-		p, err := s.deps.Personas.Primary(ctx)
+		me, err := s.deps.Personas.Primary(ctx)
 		if err != nil {
 			return nil, err
 		}
-		setup, err := s.deps.Auth.SetupTOTP(ctx, p.Username+"@"+s.deps.Site.Domain)
+		setup, err := s.deps.Auth.SetupTOTP(ctx, auth.SetupTOTPInput{Account: me.Username + "@" + s.deps.Site.Domain,
+			Password: p.Password, ClientKey: auth.CallerFrom(ctx).ClientKey})
 		if err != nil {
 			return nil, err
 		}

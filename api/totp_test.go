@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -46,7 +47,7 @@ func totpCode(t *testing.T, secret string, at time.Time) string {
 func enrolOverRPC(t *testing.T, s *testsite.Site, c *siteClock) (string, []string) {
 	t.Helper()
 	var setup totpSetup
-	if err := s.Client.Call(ctx, "totp.setup", nil, &setup); err != nil {
+	if err := s.Client.Call(ctx, "totp.setup", map[string]string{"password": testsite.Password}, &setup); err != nil {
 		t.Fatalf("totp.setup: %v", err)
 	}
 	var verified struct {
@@ -89,7 +90,7 @@ func TestTOTPSetupAndVerify(t *testing.T) {
 		t.Errorf("totp.status on a new site = %+v, %v; want all off", st, err)
 	}
 	var setup totpSetup
-	if err := s.Client.Call(ctx, "totp.setup", nil, &setup); err != nil {
+	if err := s.Client.Call(ctx, "totp.setup", map[string]string{"password": testsite.Password}, &setup); err != nil {
 		t.Fatal(err)
 	}
 	want := "otpauth://totp/murlog:alice@" + s.Domain() + "?secret=" + setup.Secret + "&issuer=murlog&algorithm=SHA1&digits=6&period=30"
@@ -124,7 +125,7 @@ func TestTOTPSetupAndVerify(t *testing.T) {
 	if st != (totpStatus{Enabled: true, RecoveryCodesLeft: 10}) {
 		t.Errorf("totp.status after verify = %+v; want enabled, 10 codes left", st)
 	}
-	rpcErr(t, "totp.setup while on", s.Client.Call(ctx, "totp.setup", nil, nil), -32002, "conflict", 409)
+	rpcErr(t, "totp.setup while on", s.Client.Call(ctx, "totp.setup", map[string]string{"password": testsite.Password}, nil), -32002, "conflict", 409)
 	// The session that enrolled stays logged in.
 	if err := s.Client.Call(ctx, "tokens.list", nil, nil); err != nil {
 		t.Errorf("the enrolling session after verify: %v", err)
@@ -228,7 +229,7 @@ func TestTOTPCodesCountInTheLoginLimit(t *testing.T) {
 func TestTOTPBadInput(t *testing.T) {
 	s, _ := totpSite(t)
 	var setup totpSetup
-	if err := s.Client.Call(ctx, "totp.setup", nil, &setup); err != nil {
+	if err := s.Client.Call(ctx, "totp.setup", map[string]string{"password": testsite.Password}, &setup); err != nil {
 		t.Fatal(err)
 	}
 	long := strings.Repeat("1", 1000)
@@ -327,7 +328,7 @@ func TestTOTPSessionOnlyAndCSRF(t *testing.T) {
 		method string
 		params any
 	}{
-		{"totp.setup", nil}, {"totp.verify", map[string]string{"code": "123456"}},
+		{"totp.setup", map[string]string{"password": testsite.Password}}, {"totp.verify", map[string]string{"code": "123456"}},
 		{"totp.disable", map[string]string{"password": testsite.Password, "code": "123456"}},
 		{"sessions.list", nil}, {"sessions.revoke", map[string]string{"id": "0123456789abcdef"}}, {"sessions.revoke_others", nil},
 	} {
@@ -387,4 +388,27 @@ func TestSiteInfoSaysTOTPIsOn(t *testing.T) {
 	if err := s.Client.Call(ctx, "site.info", nil, &info); err != nil || info.TOTPEnabled == nil || !*info.TOTPEnabled {
 		t.Errorf("owner's site.info after enrolment: totp_enabled %v, %v; want true", info.TOTPEnabled, err)
 	}
+}
+
+// TestTOTPSetupNeedsThePassword: a session alone cannot start an
+// enrolment (a stolen one would enrol the thief's authenticator); a
+// missing or wrong password is refused at its field and nothing is
+// pending; wrong ones count in the login limit.
+func TestTOTPSetupNeedsThePassword(t *testing.T) {
+	s, _ := totpSite(t)
+	for _, params := range []any{nil, map[string]string{"password": ""}, map[string]string{"password": "wrong password"}} {
+		ce := rpcErr(t, fmt.Sprintf("totp.setup %v", params), s.Client.Call(ctx, "totp.setup", params, nil), -32602, "invalid", 400)
+		if ce.Data.Field != "password" {
+			t.Errorf("totp.setup %v: field %q; want password", params, ce.Data.Field)
+		}
+	}
+	var st totpStatus
+	if err := s.Client.Call(ctx, "totp.status", nil, &st); err != nil || st.Pending || st.Enabled {
+		t.Errorf("totp.status after refused setups = %+v, %v; want nothing pending", st, err)
+	}
+	var last error
+	for range 10 {
+		last = s.Client.Call(ctx, "totp.setup", map[string]string{"password": "still wrong"}, nil)
+	}
+	rpcErr(t, "the eleventh wrong password", last, -32004, "rate_limited", 429)
 }

@@ -64,7 +64,7 @@ type postView struct {
 	InReplyTo   string     `json:"in_reply_to"` // the id (IRI) of the post answered, "" for none
 	Mentions    []string   `json:"mentions"`    // the mentioned actors' ids, resolved by WebFinger when the post was written
 	PublishedAt *time.Time `json:"published_at"`
-	State       string     `json:"state,omitempty"` // draft, scheduled, published
+	State       string     `json:"state,omitempty"`  // draft, scheduled, published
 	Pinned      *bool      `json:"pinned,omitempty"` // the owner's views: featured on the profile (posts.pin)
 	URL         string     `json:"url"`
 	CreatedAt   time.Time  `json:"created_at"`

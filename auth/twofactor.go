@@ -175,7 +175,13 @@ func OTPAuthURI(secret, account string) string {
 // two-factor login is on it is refused: replacing the key in force must
 // go through DisableTOTP, which asks for the password and a code, so a
 // stolen session cannot swap in the thief's authenticator.
-func (s *Service) SetupTOTP(ctx context.Context, account string) (*TOTPSetup, error) {
+func (s *Service) SetupTOTP(ctx context.Context, in SetupTOTPInput) (*TOTPSetup, error) {
+	// The password first: a session stolen from an account without two-
+	// factor login must not be able to enrol the thief's authenticator
+	// and lock the owner out.
+	if err := s.checkOwnerPassword(ctx, in.ClientKey, in.Password); err != nil {
+		return nil, err
+	}
 	secret := NewTOTPSecret()
 	err := s.store.Update(ctx, func(tx store.Tx) error {
 		st, err := tx.TwoFactor().Get()
@@ -191,7 +197,45 @@ func (s *Service) SetupTOTP(ctx context.Context, account string) (*TOTPSetup, er
 	if err != nil {
 		return nil, err
 	}
-	return &TOTPSetup{Secret: secret, URI: OTPAuthURI(secret, account)}, nil
+	return &TOTPSetup{Secret: secret, URI: OTPAuthURI(secret, in.Account)}, nil
+}
+
+// SetupTOTPInput starts an enrolment: Account names it in the
+// authenticator app (user@domain); Password is the owner's, checked (and
+// counted as a login attempt of ClientKey) before anything changes.
+type SetupTOTPInput struct {
+	Account   string
+	Password  string
+	ClientKey string
+}
+
+// checkOwnerPassword counts an attempt for clientKey and checks pw
+// against the owner's password: field "password" is EInvalid when it is
+// missing or wrong, and a right one clears clientKey's count.
+func (s *Service) checkOwnerPassword(ctx context.Context, clientKey, pw string) error {
+	if pw == "" {
+		return murlog.Invalid("password", "is required")
+	}
+	var hash string
+	if err := s.store.Update(ctx, func(tx store.Tx) error {
+		if err := s.countAttempt(tx, clientKey); err != nil {
+			return err
+		}
+		var err error
+		hash, err = tx.Settings().Get(murlog.SettingPasswordHash)
+		return err
+	}); err != nil {
+		return err
+	}
+	ok, err := s.check(ctx, hash, pw)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return murlog.Invalid("password", "does not match")
+	}
+	// As a login does, a right password clears the count.
+	return s.store.Update(ctx, func(tx store.Tx) error { return tx.LoginAttempts().Delete(clientKey) })
 }
 
 // VerifyTOTP turns two-factor login on once code, from the app that took
@@ -262,8 +306,7 @@ func (s *Service) DisableTOTP(ctx context.Context, in DisableTOTPInput) error {
 	if err != nil {
 		return err
 	}
-	var hash string
-	if err := s.store.Update(ctx, func(tx store.Tx) error {
+	if err := s.store.View(ctx, func(tx store.Tx) error {
 		st, err := tx.TwoFactor().Get()
 		if err != nil {
 			return err
@@ -271,20 +314,12 @@ func (s *Service) DisableTOTP(ctx context.Context, in DisableTOTPInput) error {
 		if !st.Enabled() {
 			return murlog.Errorf(murlog.EConflict, "two-factor login is not on")
 		}
-		if err := s.countAttempt(tx, in.ClientKey); err != nil {
-			return err
-		}
-		hash, err = tx.Settings().Get(murlog.SettingPasswordHash)
-		return err
+		return nil
 	}); err != nil {
 		return err
 	}
-	ok, err := s.check(ctx, hash, in.Password)
-	if err != nil {
+	if err := s.checkOwnerPassword(ctx, in.ClientKey, in.Password); err != nil {
 		return err
-	}
-	if !ok {
-		return murlog.Invalid("password", "does not match")
 	}
 	return s.store.Update(ctx, func(tx store.Tx) error {
 		st, err := tx.TwoFactor().Get()

@@ -17,7 +17,7 @@ import (
 // the one a test uses next.
 func enrol(t *testing.T, s *auth.Service, c *clock) (string, []string) {
 	t.Helper()
-	setup, err := s.SetupTOTP(ctx, "alice@example.com")
+	setup, err := s.SetupTOTP(ctx, auth.SetupTOTPInput{Account: "alice@example.com", Password: "correct horse", ClientKey: "k"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func wantField(t *testing.T, what string, err error, c murlog.Code, field, msg s
 
 func TestTOTPSetupTakesEffectOnlyWhenVerified(t *testing.T) {
 	s, _, c := newService(t)
-	setup, err := s.SetupTOTP(ctx, "alice@blog.example")
+	setup, err := s.SetupTOTP(ctx, auth.SetupTOTPInput{Account: "alice@blog.example", Password: "correct horse", ClientKey: "k"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestTOTPSetupTakesEffectOnlyWhenVerified(t *testing.T) {
 	}
 	// A second setup replaces the pending secret: the first one's code no
 	// longer verifies.
-	again, _ := s.SetupTOTP(ctx, "alice@blog.example")
+	again, _ := s.SetupTOTP(ctx, auth.SetupTOTPInput{Account: "alice@blog.example", Password: "correct horse", ClientKey: "k"})
 	if again.Secret == setup.Secret {
 		t.Fatal("a second setup kept the secret")
 	}
@@ -95,7 +95,7 @@ func TestTOTPSetupTakesEffectOnlyWhenVerified(t *testing.T) {
 	if err := verify(s, code(t, again.Secret, c.now())); murlog.ErrorCode(err) != murlog.EConflict {
 		t.Errorf("verify again once on = %v; want conflict", err)
 	}
-	if _, err := s.SetupTOTP(ctx, "alice@blog.example"); murlog.ErrorCode(err) != murlog.EConflict {
+	if _, err := s.SetupTOTP(ctx, auth.SetupTOTPInput{Account: "alice@blog.example", Password: "correct horse", ClientKey: "k"}); murlog.ErrorCode(err) != murlog.EConflict {
 		t.Errorf("setup while on = %v; want conflict (disable first)", err)
 	}
 }

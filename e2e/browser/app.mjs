@@ -27,6 +27,7 @@ import * as shell from './app/shell.mjs';
 // Console errors a scenario causes on purpose: the browser logs every
 // 401 and every refused request, and the app's own answer to them is
 // what the scenario checks.
+const HTTP_400 = /Failed to load resource: the server responded with a status of 400/;
 const HTTP_401 = /Failed to load resource: the server responded with a status of 401/;
 const NET_FAILED = /Failed to load resource: net::ERR_(FAILED|INTERNET_DISCONNECTED|CONNECTION_REFUSED)/;
 const HTTP_500 = /Failed to load resource: the server responded with a status of 500/;
@@ -64,7 +65,7 @@ async function main() {
     ['locked: approve a follow request', social.approveRequest],
     ['theme change on the public site', social.theme],
     ['an invalid setting', social.invalidSetting, { allow: [/status of 400/] }],
-    ['two-factor login', account.twoFactor, { allow: [HTTP_401] }],
+    ['two-factor login', account.twoFactor, { allow: [HTTP_400, HTTP_401] }],
     ['session ends while composing', account.expiredSession, { allow: [HTTP_401] }],
     ['every screen: axe and screenshots', shell.tour],
     ['keyboard focus', shell.keyboard],

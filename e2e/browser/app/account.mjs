@@ -81,6 +81,17 @@ export async function tokens(s) {
 export async function twoFactor(s) {
   const page = s.page;
   await go(s, 'Security');
+  // The enrolment asks for the password first (a session alone cannot
+  // enrol an authenticator): a wrong one is refused at its field.
+  const section = page.locator('section[aria-labelledby=totp-h]');
+  await section.getByLabel('Password', { exact: true }).fill('not the password');
+  await page.getByRole('button', { name: 'Set up two-factor login' }).click();
+  const pw = section.getByLabel('Password', { exact: true });
+  await eventually('the wrong password marked at its field', async () => (await pw.getAttribute('aria-invalid')) === 'true', { timeout: 10000 });
+  const refused = await page.locator('[id="' + (await pw.getAttribute('aria-describedby')).split(/\s+/)[0] + '"]').textContent();
+  assert(/match/i.test(refused), `a wrong password at setup says "${refused}"`);
+  assert(await page.getByRole('img', { name: /QR code/ }).count() === 0, 'a wrong password started no enrolment');
+  await section.getByLabel('Password', { exact: true }).fill(s.spec.password);
   await page.getByRole('button', { name: 'Set up two-factor login' }).click();
   const secret = (await page.getByLabel('Setup key').first().innerText()).replace(/\s+/g, '');
   assert(/^[A-Z2-7]{32}$/.test(secret), `the setup key reads "${secret}"`);

@@ -17,7 +17,8 @@ function server(over: Record<string, (p: any) => unknown> = {}) {
   const s = fakeServer({
     'sessions.list': () => ({ items: sessions, next_cursor: null }),
     'totp.status': () => ({ enabled: state.enabled, pending: state.pending, recovery_codes_left: state.left }),
-    'totp.setup': () => {
+    'totp.setup': (p) => {
+      if (p.password !== 'pw') return new Fail('invalid', 'password: does not match', { field: 'password' });
       state.pending = true;
       return { secret: 'JBSWY3DPEHPK3PXPJBSWY3DP', otpauth_uri: 'otpauth://totp/murlog:alice@blog.example?secret=JBSWY3DPEHPK3PXPJBSWY3DP&issuer=murlog', qr_svg: QR };
     },
@@ -103,11 +104,18 @@ describe('Security screen', () => {
     expect(t.m.root.textContent).toContain('1 sessions were logged out.');
   });
 
-  it('sets up two-factor: QR and secret, a wrong code refused, then 10 recovery codes shown once until confirmed', async () => {
+  it('sets up two-factor: the password first, QR and secret, a wrong code refused, then 10 recovery codes shown once until confirmed', async () => {
     const { s } = server();
     t.m = await render();
     expect(t.m.root.textContent).toContain('Off');
+    const setupSection = t.m.root.querySelector('section[aria-labelledby=totp-h]') as HTMLElement;
+    await type(byLabel(setupSection, 'Password')!, 'nope');
     await click(button(t.m.root, 'Set up two-factor login'));
+    expect(byLabel(setupSection, 'Password')!.getAttribute('aria-invalid')).toBe('true');
+    expect(t.m.root.querySelector('img.qr')).toBeNull();
+    await type(byLabel(setupSection, 'Password')!, 'pw');
+    await click(button(t.m.root, 'Set up two-factor login'));
+    expect(s.paramsOf('totp.setup').at(-1)).toEqual({ password: 'pw' });
     const img = t.m.root.querySelector('img.qr') as HTMLImageElement;
     expect(img.getAttribute('src')).toBe(QR);
     expect(img.alt).toMatch(/QR code/);

@@ -172,17 +172,22 @@ export function TwoFactor() {
   const [stage, setStage] = useState<Stage>({ kind: 'status' });
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
+  const [password, setPassword] = useState('');
 
   const refresh = () => {
     setStage({ kind: 'status' });
     setVersion((v) => v + 1);
     void site.reload();
   };
-  const startSetup = async () => {
+  // The server asks for the password before an enrolment starts, so a
+  // session alone (a stolen one) cannot enrol another authenticator.
+  const startSetup = async (e: Event) => {
+    e.preventDefault();
     setBusy(true);
     setError(null);
     try {
-      setStage({ kind: 'setup', setup: await call<TOTPSetup>('totp.setup', {}) });
+      setStage({ kind: 'setup', setup: await call<TOTPSetup>('totp.setup', { password }) });
+      setPassword('');
     } catch (err) {
       setError(err);
     } finally {
@@ -221,10 +226,15 @@ export function TwoFactor() {
           <strong class="tag">{t('security.totp_off')}</strong> {t('security.totp_why')}
         </p>
         {status.data.pending && <p class="hint">{t('security.totp_pending')}</p>}
-        {error !== null && <ErrorBox error={error} />}
-        <Button variant="primary" busy={busy} onClick={startSetup}>
-          {status.data.pending ? t('security.totp_restart') : t('security.totp_setup')}
-        </Button>
+        <form onSubmit={startSetup} noValidate>
+          <Field label={t('security.totp_password')} error={fieldError(error, 'password')}>
+            <input type="password" autocomplete="current-password" value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+          </Field>
+          {error !== null && !(error instanceof RPCError && error.field === 'password') && <ErrorBox error={error} />}
+          <Button type="submit" variant="primary" busy={busy}>
+            {status.data.pending ? t('security.totp_restart') : t('security.totp_setup')}
+          </Button>
+        </form>
       </>
     );
   }
