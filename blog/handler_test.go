@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/murlog/murlog"
-	"github.com/murlog/murlog/post"
 	"github.com/murlog/murlog/blog"
+	"github.com/murlog/murlog/post"
 	"github.com/murlog/murlog/store"
 	"github.com/murlog/murlog/theme"
 )
