@@ -15,7 +15,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"path"
 	"strings"
 
 	"github.com/murlog/murlog/blog"
@@ -189,41 +188,10 @@ func (h *Handler) open(name string) (*os.File, fs.FileInfo, error) {
 // and HEAD.
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request, name string, f *os.File, st fs.FileInfo, cache string) {
 	hd := w.Header()
-	hd.Set("Content-Type", contentType(name))
+	hd.Set("Content-Type", httpd.ContentType(name))
 	hd.Set("Cache-Control", cache)
 	if cache == cacheRevalidate {
 		hd.Set("ETag", fmt.Sprintf(`"%x-%x"`, st.Size(), st.ModTime().UnixNano()))
 	}
 	http.ServeContent(w, r, name, st.ModTime(), f)
-}
-
-// types are the content types of what a Vite build holds. The system's
-// MIME table is not asked: it differs between hosts, and some lack
-// .webmanifest or map .js to application/x-javascript.
-var types = map[string]string{
-	".html":        "text/html; charset=utf-8",
-	".js":          "text/javascript; charset=utf-8",
-	".mjs":         "text/javascript; charset=utf-8",
-	".css":         "text/css; charset=utf-8",
-	".json":        "application/json",
-	".map":         "application/json",
-	".webmanifest": "application/manifest+json",
-	".svg":         "image/svg+xml",
-	".png":         "image/png",
-	".jpg":         "image/jpeg",
-	".jpeg":        "image/jpeg",
-	".webp":        "image/webp",
-	".avif":        "image/avif",
-	".ico":         "image/x-icon",
-	".woff2":       "font/woff2",
-	".woff":        "font/woff",
-	".txt":         "text/plain; charset=utf-8",
-	".wasm":        "application/wasm",
-}
-
-func contentType(name string) string {
-	if t, ok := types[strings.ToLower(path.Ext(name))]; ok {
-		return t
-	}
-	return "application/octet-stream"
 }

@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/murlog/murlog/httpd"
 )
 
 // hashLen is how many hex digits of the SHA-256 of an asset its URL carries.
@@ -104,16 +106,6 @@ func (s *Set) content(a assetRef) ([]byte, error) {
 	return out, nil
 }
 
-// contentTypes are fixed here rather than read from the system's MIME
-// table, so a font is font/woff2 on every host.
-var contentTypes = map[string]string{
-	".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".mjs": "text/javascript; charset=utf-8",
-	".json": "application/json", ".map": "application/json", ".txt": "text/plain; charset=utf-8",
-	".svg": "image/svg+xml", ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
-	".webp": "image/webp", ".avif": "image/avif", ".ico": "image/vnd.microsoft.icon",
-	".woff2": "font/woff2", ".woff": "font/woff", ".ttf": "font/ttf", ".otf": "font/otf",
-}
-
 // ServeAsset serves GET /themes/{theme}/{file}: content-hashed names only,
 // immutable; anything else 404.
 func (s *Set) ServeAsset(w http.ResponseWriter, r *http.Request) {
@@ -131,12 +123,8 @@ func (s *Set) ServeAsset(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	ct := contentTypes[strings.ToLower(ext)]
-	if ct == "" {
-		ct = "application/octet-stream"
-	}
 	hd := w.Header()
-	hd.Set("Content-Type", ct)
+	hd.Set("Content-Type", httpd.ContentType(ext))
 	hd.Set("Cache-Control", "public, max-age=31536000, immutable")
 	hd.Set("X-Content-Type-Options", "nosniff")
 	// An SVG opened on its own is a document of this origin: no script.
