@@ -25,6 +25,7 @@ import (
 	"github.com/murlog/murlog/domains"
 	"github.com/murlog/murlog/federation"
 	"github.com/murlog/murlog/httpd"
+	"github.com/murlog/murlog/inbox"
 	"github.com/murlog/murlog/metrics"
 	"github.com/murlog/murlog/my"
 	"github.com/murlog/murlog/outbound"
@@ -115,8 +116,8 @@ type runtime struct {
 	fedJobs   *worker.Registry    // the federation job handlers; nil until setup is complete
 	resolver  *federation.Resolver
 	verifier  *federation.Verifier
-	inbox     *federation.Inbox // nil until setup is complete
-	blog      *blog.Handler     // the public site; nil until setup is complete
+	inbox     *inbox.Handler // nil until setup is complete
+	blog      *blog.Handler  // the public site; nil until setup is complete
 	// blogLoader is the blog's model loader (its caches of personas,
 	// settings and post texts); nil until setup is complete.
 	blogLoader *blog.Loader
@@ -359,7 +360,7 @@ func (a *App) routes() http.Handler {
 		mux.HandleFunc(p, a.blog)
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost && federation.IsInboxPath(r.URL.Path) {
+		if r.Method == http.MethodPost && inbox.IsPath(r.URL.Path) {
 			a.inbox(w, r)
 			return
 		}

@@ -68,6 +68,24 @@ func (a *App) wireFederation(rt *runtime) {
 	a.registerFederationJobs(rt.fedJobs, rt)
 }
 
+// wireVerifier builds the remote actor resolver and the signature
+// verifier of a complete runtime. It runs before the federation handler
+// exists (the handler asks the verifier about signed GETs), so the
+// resolver finds the primary persona, whose key signs every fetch,
+// through rt.fed once it is set.
+func (a *App) wireVerifier(rt *runtime) {
+	db := rt.eng.store
+	rt.resolver = federation.NewResolver(federation.ResolverDeps{Site: rt.site, Store: db, Keys: rt.keys, Client: rt.out,
+		Log: a.log, Now: a.opts.Now, Primary: func(ctx context.Context) (*murlog.Persona, error) {
+			if rt.fed == nil {
+				return nil, nil
+			}
+			return rt.fed.Primary(ctx)
+		}})
+	rt.verifier = federation.NewVerifier(federation.VerifierDeps{Site: rt.site, Store: db, Resolver: rt.resolver,
+		Log: a.log, Now: a.opts.Now})
+}
+
 // The federation job handlers need what exists only once setup has named
 // the domain (the site, the signers, the social service), but the worker
 // reads its registry from the start, and serve mode completes setup in
@@ -81,7 +99,7 @@ func (a *App) wireFederation(rt *runtime) {
 // must register the same topics and policies; the handlers are not run.
 func (a *App) registerFederationJobs(r *worker.Registry, rt *runtime) {
 	registerDelivery(r, rt, a.log)
-	registerInboxProcess(r, rt, a.log)
+	registerInboxProcess(r, rt, a.log, a.opts.Now)
 }
 
 // wireFederationJobs registers forwarders for the federation topics in

@@ -1,36 +1,21 @@
 package app
 
 import (
-	"context"
+	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/murlog/murlog"
-	"github.com/murlog/murlog/federation"
 	"github.com/murlog/murlog/httpd"
+	"github.com/murlog/murlog/inbox"
+	"github.com/murlog/murlog/worker"
 )
 
-// wireVerifier builds the remote actor resolver and the signature
-// verifier of a complete runtime. It runs before the federation handler
-// exists (the handler asks the verifier about signed GETs), so the
-// resolver finds the primary persona, whose key signs every fetch,
-// through rt.fed once it is set.
-func (a *App) wireVerifier(rt *runtime) {
-	db := rt.eng.store
-	rt.resolver = federation.NewResolver(federation.ResolverDeps{Site: rt.site, Store: db, Keys: rt.keys, Client: rt.out,
-		Log: a.log, Now: a.opts.Now, Primary: func(ctx context.Context) (*murlog.Persona, error) {
-			if rt.fed == nil {
-				return nil, nil
-			}
-			return rt.fed.Primary(ctx)
-		}})
-	rt.verifier = federation.NewVerifier(federation.VerifierDeps{Site: rt.site, Store: db, Resolver: rt.resolver,
-		Log: a.log, Now: a.opts.Now})
-}
-
-// wireInbox builds the inbox endpoint over the federation handler.
+// wireInbox builds the inbox endpoint over the federation handler's
+// personas and the signature verifier.
 func (a *App) wireInbox(rt *runtime) {
 	rate := float64(rt.cfg.InboxRateLimit)
-	rt.inbox = federation.NewInbox(federation.InboxDeps{Handler: rt.fed, Store: rt.eng.store, Verifier: rt.verifier,
+	rt.inbox = inbox.New(inbox.Deps{Personas: rt.fed, Store: rt.eng.store, Verifier: rt.verifier,
 		Log: a.log, TrustedProxies: rt.cfg.TrustedProxy, OneShot: a.opts.OneShot,
 		ClientRate: rate, ClientBurst: 4 * rate, DomainRate: rate, DomainBurst: 4 * rate})
 }
@@ -42,4 +27,26 @@ func (a *App) inbox(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	httpd.WriteError(w, r, a.log, murlog.NotFound("page"))
+}
+
+// registerInboxProcess registers inbox.process and the answers to quote
+// requests (accept_quote, reject_quote) of rt into r (see
+// registerFederationJobs): the items the inbox endpoint stored, the
+// resolver's signed GETs, the social service. For the prototype runtime
+// the handlers are built but never run.
+func registerInboxProcess(r *worker.Registry, rt *runtime, log *slog.Logger, now func() time.Time) {
+	d := inbox.ProcessDeps{Site: rt.site, Store: rt.eng.store, Items: inbox.StoreItems{Store: rt.eng.store}, Log: log, Now: now}
+	if rt.out != nil {
+		d.Out = rt.out
+	}
+	if rt.keys != nil {
+		d.Keys = rt.keys
+	}
+	if rt.resolver != nil {
+		d.Fetcher = rt.resolver
+	}
+	if rt.social != nil {
+		d.Social = rt.social
+	}
+	inbox.RegisterProcess(r, d)
 }

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/murlog/murlog/federation"
+	"github.com/murlog/murlog/inbox"
 	"github.com/murlog/murlog/post"
 	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/queue/migrate"
@@ -54,7 +54,7 @@ func (a *App) wireJobs(ctx context.Context, rt *runtime) error {
 	worker.RegisterMaintenance(rt.registry, rt.jobs, rt.eng.vacuum, a.opts.Now)
 	post.RegisterJobs(rt.registry, rt.eng.store)
 	social.RegisterJobs(rt.registry, rt.eng.store)
-	federation.RegisterInboxJobs(rt.registry, rt.eng.store)
+	inbox.RegisterJobs(rt.registry, rt.eng.store)
 	a.wireFederationJobs(rt)
 	return nil
 }
@@ -98,7 +98,7 @@ func (a *App) newWorker(rt *runtime, svc string) *worker.Worker {
 		Wake:   rt.wake, Svc: svc,
 		// Remote data nobody local interacted with is pruned daily.
 		// So are inbox items past their dedupe window.
-		Periodic: []func(time.Time) queue.Job{social.DailyPrune, federation.DailyInboxPrune},
+		Periodic: []func(time.Time) queue.Job{social.DailyPrune, inbox.DailyPrune},
 		OnConcurrency: func(n int) {
 			// Best effort: a gauge must never hold up jobs.
 			rt.eng.stats.SetGauge(context.Background(), "worker_concurrency", float64(n))

@@ -3,7 +3,11 @@
 // probe, the actor, its key, notes and articles (Tombstone once deleted)
 // and the outbox, followers, following, featured and replies collections.
 // It also holds the builders (builders.go) that turn local personas and
-// posts into the JSON those endpoints serve and the delivery jobs send.
+// posts into the JSON those endpoints serve and the delivery jobs send,
+// the personas' signers (signer.go), the signature Verifier (keys.go) and
+// the Resolver of remote actors and objects with the sanitisers of what
+// they say (resolve.go, remote.go). What arrives at the inboxes is
+// package inbox's.
 //
 // The documents every remote server fetches — the actor, the WebFinger
 // answer, host-meta, NodeInfo — are rendered once into bytes and kept in
@@ -211,6 +215,20 @@ func (h *Handler) persona(w http.ResponseWriter, r *http.Request) (*snapshot, *p
 		return nil, nil, false
 	}
 	return s, pd, true
+}
+
+// Persona returns the persona named name (any case) from the in-memory
+// snapshot, as the "/@name" endpoints find it; ENotFound when there is
+// none. The inbox of "/@name/inbox" asks it.
+func (h *Handler) Persona(ctx context.Context, name string) (*murlog.Persona, error) {
+	s, err := h.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if pd := s.byName[strings.ToLower(name)]; pd != nil {
+		return pd.p, nil
+	}
+	return nil, murlog.NotFound("persona")
 }
 
 // signer applies authorized fetch. With it on, it returns the verified

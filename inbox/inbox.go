@@ -1,4 +1,15 @@
-package federation
+// Package inbox is what happens to an activity that arrives: the inbox
+// endpoint (POST /inbox and POST /@name/inbox) checks it cheapest first,
+// stores it with its inbox.process job in one group-committed transaction
+// and answers 202; the job (Processor) turns it into changes through the
+// social service. The answers to quote requests and the daily prune of
+// old items are its jobs too.
+//
+// It builds on package federation — the personas' documents, the
+// signature Verifier, the Resolver's signed fetches and sanitisers, the
+// signers — through the small interfaces declared here, and calls social
+// directly.
+package inbox
 
 import (
 	"context"
@@ -16,6 +27,7 @@ import (
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/activitypub"
+	"github.com/murlog/murlog/federation"
 	"github.com/murlog/murlog/httpd"
 	"github.com/murlog/murlog/httpsig"
 	"github.com/murlog/murlog/queue"
@@ -23,23 +35,23 @@ import (
 	"github.com/murlog/murlog/trace"
 )
 
-// TopicInboxProcess is the job that processes one accepted inbox
+// TopicProcess is the job that processes one accepted inbox
 // activity. The inbox endpoint enqueues it in the transaction that stores
 // the activity's body (store.InboxItems), so an activity is processed
 // exactly when its acceptance commits.
-const TopicInboxProcess = "inbox.process"
+const TopicProcess = "inbox.process"
 
-// InboxJob is the payload of TopicInboxProcess. A queue payload is at most
+// Job is the payload of TopicProcess. A queue payload is at most
 // queue.MaxPayload (64 KB) and an activity may be 1 MB, so the job names
 // the stored item rather than carrying the body: the processor reads it
 // with tx.InboxItems().Get(Item) and calls Done(Item) when finished.
-type InboxJob struct {
+type Job struct {
 	Item string `json:"item"`
 }
 
-// InboxItemID is the id of the inbox item of an activity: a hash of the
+// ItemID is the id of the inbox item of an activity: a hash of the
 // activity's id, so a second delivery of the activity finds the first.
-func InboxItemID(activityID string) string {
+func ItemID(activityID string) string {
 	h := sha256.Sum256([]byte(activityID))
 	return hex.EncodeToString(h[:16])
 }
@@ -60,12 +72,33 @@ const (
 // is held to a tenth of the rate.
 const forgeryPenalty = 10
 
-// InboxDeps are what the inbox needs; Handler (personas), Store and
-// Verifier are required.
-type InboxDeps struct {
-	Handler  *Handler
+// Personas finds the persona of a "/@name/inbox" (*federation.Handler,
+// from its in-memory documents): ENotFound when there is none.
+type Personas interface {
+	Persona(ctx context.Context, name string) (*murlog.Persona, error)
+}
+
+// Verifier is the signature checking the endpoint does in steps, cheap
+// checks first (*federation.Verifier).
+type Verifier interface {
+	// Parse reads the signature without crypto, the body or the database.
+	Parse(r *http.Request, hasBody bool) (*httpsig.Signature, error)
+	DomainBlocked(ctx context.Context, host string) (bool, error)
+	// KnownActor is the cached owner of keyID, nil when unknown; it
+	// fetches nothing.
+	KnownActor(ctx context.Context, keyID string) *murlog.RemoteActor
+	ActorBlocked(ctx context.Context, personaID, actorID string) (bool, error)
+	CheckDigest(r *http.Request, body []byte) error
+	// Check verifies the signature with its key, fetching it if needed.
+	Check(ctx context.Context, sig *httpsig.Signature) (*murlog.RemoteActor, error)
+}
+
+// Deps are what the inbox needs; Personas, Store and Verifier are
+// required.
+type Deps struct {
+	Personas Personas
 	Store    store.Store
-	Verifier *Verifier
+	Verifier Verifier
 	Log      *slog.Logger
 	// TrustedProxies are the networks whose X-Forwarded-For names the
 	// client (config trusted_proxy).
@@ -80,23 +113,23 @@ type InboxDeps struct {
 	Batch BatchOptions
 }
 
-// Inbox serves POST /inbox (the shared inbox) and POST /@name/inbox.
+// Handler serves POST /inbox (the shared inbox) and POST /@name/inbox.
 // Every refusal comes as early and as cheaply as it can: size, content
 // type and persona, the client's rate, the signature's form, the signing
 // domain's rate and blocks — all before the body is read — then the
 // body, its digest, the key and the signature, then the activity itself.
 // An accepted activity is stored with its inbox.process job and answered
 // 202; the processing happens in the worker.
-type Inbox struct {
-	d       InboxDeps
+type Handler struct {
+	d       Deps
 	log     *slog.Logger
 	clients *httpd.Buckets
 	domains *httpd.Buckets
 	batch   *batcher
 }
 
-// NewInbox returns the inbox endpoint.
-func NewInbox(d InboxDeps) *Inbox {
+// New returns the inbox endpoint.
+func New(d Deps) *Handler {
 	if d.Log == nil {
 		d.Log = slog.New(slog.DiscardHandler)
 	}
@@ -109,21 +142,21 @@ func NewInbox(d InboxDeps) *Inbox {
 	def(&d.ClientBurst, DefaultClientBurst)
 	def(&d.DomainRate, DefaultDomainRate)
 	def(&d.DomainBurst, DefaultDomainBurst)
-	in := &Inbox{d: d, log: d.Log,
+	in := &Handler{d: d, log: d.Log,
 		clients: &httpd.Buckets{Rate: d.ClientRate, Burst: d.ClientBurst},
 		domains: &httpd.Buckets{Rate: d.DomainRate, Burst: d.DomainBurst}}
 	in.batch = newBatcher(d.Store, d.Batch)
 	return in
 }
 
-// IsInboxPath reports whether a POST to path goes to an inbox.
-func IsInboxPath(path string) bool {
-	return path == "/inbox" || IsProfilePath(path) && strings.HasSuffix(path, "/inbox") && strings.Count(path, "/") == 2
+// IsPath reports whether a POST to path goes to an inbox.
+func IsPath(path string) bool {
+	return path == "/inbox" || federation.IsProfilePath(path) && strings.HasSuffix(path, "/inbox") && strings.Count(path, "/") == 2
 }
 
 // refuse answers a refusal with its status and logs one line naming the
 // reason; nothing has been written.
-func (in *Inbox) refuse(w http.ResponseWriter, r *http.Request, status int, reason string, attrs ...any) {
+func (in *Handler) refuse(w http.ResponseWriter, r *http.Request, status int, reason string, attrs ...any) {
 	in.log.Info("inbox refused", append([]any{"status", status, "reason", reason, "path", r.URL.Path}, attrs...)...)
 	if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
 		if w.Header().Get("Retry-After") == "" {
@@ -136,14 +169,14 @@ func (in *Inbox) refuse(w http.ResponseWriter, r *http.Request, status int, reas
 }
 
 // fromErr refuses with err's status; the log carries err's detail.
-func (in *Inbox) fromErr(w http.ResponseWriter, r *http.Request, err error, attrs ...any) {
+func (in *Handler) fromErr(w http.ResponseWriter, r *http.Request, err error, attrs ...any) {
 	if murlog.ErrorCode(err) == murlog.EInternal {
 		in.log.Error("inbox failed", append([]any{"path", r.URL.Path, "err", err}, attrs...)...)
 	}
 	in.refuse(w, r, httpd.Status(err), err.Error(), attrs...)
 }
 
-func (in *Inbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (in *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	// 1. Method, size, content type, persona.
 	if r.Method != http.MethodPost {
@@ -156,7 +189,7 @@ func (in *Inbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if ct := r.Header.Get("Content-Type"); !activitypub.IsActivityContentType(ct) {
-		in.refuse(w, r, http.StatusUnsupportedMediaType, "content type "+sanitizeLog(ct))
+		in.refuse(w, r, http.StatusUnsupportedMediaType, "content type "+federation.SanitizeLog(ct))
 		return
 	}
 	personaID, ok := in.persona(w, r)
@@ -200,8 +233,8 @@ func (in *Inbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		in.refuse(w, r, http.StatusBadRequest, "body unreadable: "+err.Error(), "domain", domain)
 		return
 	}
-	if err := httpsig.VerifyDigest(r, body); err != nil {
-		in.fromErr(w, r, refusal(murlog.EUnauthorized, "digest", err), "key_id", sanitizeLog(sig.KeyID))
+	if err := in.d.Verifier.CheckDigest(r, body); err != nil {
+		in.fromErr(w, r, err, "key_id", federation.SanitizeLog(sig.KeyID))
 		return
 	}
 	known := in.d.Verifier.KnownActor(ctx, sig.KeyID)
@@ -213,7 +246,7 @@ func (in *Inbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			in.fromErr(w, r, err)
 			return
 		} else if blocked {
-			in.log.Info("inbox dropped", "reason", "actor is blocked", "actor", known.URI, "key_id", sanitizeLog(sig.KeyID))
+			in.log.Info("inbox dropped", "reason", "actor is blocked", "actor", known.URI, "key_id", federation.SanitizeLog(sig.KeyID))
 			w.WriteHeader(http.StatusAccepted)
 			return
 		}
@@ -222,7 +255,7 @@ func (in *Inbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// A deleted account's server tells every server it ever reached;
 		// its key is gone with it, and we never knew it: nothing to
 		// verify, nothing to delete, no fetch (Mastodon drops these too).
-		in.log.Info("inbox dropped", "reason", "Delete of an actor never seen", "key_id", sanitizeLog(sig.KeyID))
+		in.log.Info("inbox dropped", "reason", "Delete of an actor never seen", "key_id", federation.SanitizeLog(sig.KeyID))
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
@@ -236,23 +269,23 @@ func (in *Inbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			in.clients.Charge(client, forgeryPenalty)
 			in.domains.Charge(domain, forgeryPenalty)
 		}
-		in.fromErr(w, r, err, "key_id", sanitizeLog(sig.KeyID))
+		in.fromErr(w, r, err, "key_id", federation.SanitizeLog(sig.KeyID))
 		return
 	}
 	// 5. The activity: well-formed, by the signer, not blocked.
 	act, err := activitypub.Decode(body)
 	if err != nil {
-		in.refuse(w, r, http.StatusBadRequest, "activity: "+err.Error(), "key_id", sanitizeLog(sig.KeyID))
+		in.refuse(w, r, http.StatusBadRequest, "activity: "+err.Error(), "key_id", federation.SanitizeLog(sig.KeyID))
 		return
 	}
 	if act.Actor.ID != signer.URI {
-		in.refuse(w, r, http.StatusUnauthorized, "activity actor "+sanitizeLog(act.Actor.ID)+" is not the signer "+signer.URI, "key_id", sanitizeLog(sig.KeyID))
+		in.refuse(w, r, http.StatusUnauthorized, "activity actor "+federation.SanitizeLog(act.Actor.ID)+" is not the signer "+signer.URI, "key_id", federation.SanitizeLog(sig.KeyID))
 		return
 	}
 	if !activitypub.SameOrigin(act.ID, signer.URI) {
 		// The id is the dedupe key: an actor must not be able to take
 		// another server's activity ids before that server sends them.
-		in.refuse(w, r, http.StatusBadRequest, "activity id "+sanitizeLog(act.ID)+" is not on its actor's host", "key_id", sanitizeLog(sig.KeyID))
+		in.refuse(w, r, http.StatusBadRequest, "activity id "+federation.SanitizeLog(act.ID)+" is not on its actor's host", "key_id", federation.SanitizeLog(sig.KeyID))
 		return
 	}
 	if blocked, err := in.d.Verifier.ActorBlocked(ctx, personaID, signer.ID); err != nil {
@@ -260,23 +293,23 @@ func (in *Inbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	} else if blocked {
 		// As Mastodon: the sender is not told.
-		in.log.Info("inbox dropped", "reason", "actor is blocked", "actor", signer.URI, "activity", sanitizeLog(act.ID))
+		in.log.Info("inbox dropped", "reason", "actor is blocked", "actor", signer.URI, "activity", federation.SanitizeLog(act.ID))
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
 	// 6. Dedupe and enqueue in one transaction, grouped with others.
-	it := &pending{id: InboxItemID(act.ID), actorID: signer.ID, personaID: personaID, body: body, traceparent: traceparent(ctx)}
+	it := &pending{id: ItemID(act.ID), actorID: signer.ID, personaID: personaID, body: body, traceparent: traceparent(ctx)}
 	if in.d.OneShot {
 		err = in.batch.write(ctx, []*pending{it})
 	} else {
 		err = in.batch.submit(ctx, it)
 	}
 	if err != nil {
-		in.fromErr(w, r, err, "activity", sanitizeLog(act.ID))
+		in.fromErr(w, r, err, "activity", federation.SanitizeLog(act.ID))
 		return
 	}
 	if !it.isNew {
-		in.log.Info("inbox duplicate", "activity", sanitizeLog(act.ID), "actor", signer.URI)
+		in.log.Info("inbox duplicate", "activity", federation.SanitizeLog(act.ID), "actor", signer.URI)
 	}
 	// 7.
 	w.WriteHeader(http.StatusAccepted)
@@ -297,22 +330,21 @@ func selfDelete(body []byte) bool {
 }
 
 // persona resolves the inbox's persona: "" for the shared inbox.
-func (in *Inbox) persona(w http.ResponseWriter, r *http.Request) (string, bool) {
+func (in *Handler) persona(w http.ResponseWriter, r *http.Request) (string, bool) {
 	if r.URL.Path == "/inbox" {
 		return "", true
 	}
 	name := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/@"), "/inbox")
-	s, err := in.d.Handler.snapshot(r.Context())
+	p, err := in.d.Personas.Persona(r.Context(), name)
+	if murlog.ErrorCode(err) == murlog.ENotFound {
+		in.refuse(w, r, http.StatusNotFound, "no persona "+federation.SanitizeLog(name))
+		return "", false
+	}
 	if err != nil {
 		in.fromErr(w, r, err)
 		return "", false
 	}
-	pd := s.byName[strings.ToLower(name)]
-	if pd == nil {
-		in.refuse(w, r, http.StatusNotFound, "no persona "+sanitizeLog(name))
-		return "", false
-	}
-	return pd.p.ID, true
+	return p.ID, true
 }
 
 func traceparent(ctx context.Context) string {
@@ -324,11 +356,11 @@ func traceparent(ctx context.Context) string {
 
 // inboxJob is the job of an accepted item.
 func inboxJob(p *pending) (queue.Job, error) {
-	payload, err := json.Marshal(InboxJob{Item: p.id})
+	payload, err := json.Marshal(Job{Item: p.id})
 	if err != nil {
 		return queue.Job{}, err
 	}
-	j := queue.NewJob(TopicInboxProcess, payload)
+	j := queue.NewJob(TopicProcess, payload)
 	if p.traceparent != "" {
 		j.Headers = map[string]string{trace.Header: p.traceparent}
 	}

@@ -1,4 +1,4 @@
-package federation_test
+package inbox_test
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/activitypub"
 	"github.com/murlog/murlog/federation"
+	"github.com/murlog/murlog/inbox"
 	"github.com/murlog/murlog/internal/testsite"
 	"github.com/murlog/murlog/outbound"
 	"github.com/murlog/murlog/persona"
@@ -31,17 +32,6 @@ import (
 // procSite is the local site of the processing tests: the fixtures
 // address https://blog.example/@owner.
 var procSite = murlog.Site{Scheme: "https", Domain: "blog.example"}
-
-// socialPort adapts *social.Service to federation.Social, as app does.
-type socialPort struct{ *social.Service }
-
-func (s socialPort) AcceptedFollow(ctx context.Context, actorID, activityURI, personaID string) error {
-	return s.Accepted(ctx, actorID, social.FollowRef{ActivityURI: activityURI, PersonaID: personaID})
-}
-
-func (s socialPort) RejectedFollow(ctx context.Context, actorID, activityURI, personaID string) error {
-	return s.Rejected(ctx, actorID, social.FollowRef{ActivityURI: activityURI, PersonaID: personaID})
-}
 
 // peer is a loopback fediverse server: documents by path (503 under
 // /down/), and an inbox recording what it is sent.
@@ -102,8 +92,8 @@ type penv struct {
 	t      testing.TB
 	db     *sqlite.DB
 	svc    *social.Service
-	proc   *federation.Processor
-	deps   federation.ProcessDeps
+	proc   *inbox.Processor
+	deps   inbox.ProcessDeps
 	remote *peer
 	logs   *testsite.SyncBuffer
 	owner  *murlog.Persona
@@ -132,9 +122,9 @@ func newPenv(t testing.TB) *penv {
 	keys := federation.NewKeys(procSite, nil)
 	resolver := federation.NewResolver(federation.ResolverDeps{Site: procSite, Store: db, Keys: keys, Client: out, Log: log,
 		Primary: func(context.Context) (*murlog.Persona, error) { return e.owner, nil }})
-	e.deps = federation.ProcessDeps{Site: procSite, Store: db, Social: socialPort{e.svc}, Items: federation.StoreItems{Store: db},
+	e.deps = inbox.ProcessDeps{Site: procSite, Store: db, Social: e.svc, Items: inbox.StoreItems{Store: db},
 		Fetcher: resolver, Out: out, Keys: keys, Log: log}
-	e.proc = federation.NewProcessor(e.deps)
+	e.proc = inbox.NewProcessor(e.deps)
 	return e
 }
 
@@ -320,7 +310,7 @@ func (e *penv) follow(a *murlog.RemoteActor) *murlog.Follow {
 func (e *penv) runJobs() {
 	e.t.Helper()
 	reg := worker.NewRegistry()
-	federation.RegisterInboxProcess(reg, e.deps)
+	inbox.RegisterProcess(reg, e.deps)
 	q := queue.New(e.db.Queue(), queue.Options{Policies: reg})
 	w := worker.New(worker.Options{Queue: q, Inspector: q, Registry: reg, Logger: slog.New(slog.DiscardHandler)})
 	if _, err := w.RunOnce(ctx, 5*time.Second); err != nil {

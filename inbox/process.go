@@ -1,4 +1,4 @@
-package federation
+package inbox
 
 import (
 	"context"
@@ -11,12 +11,13 @@ import (
 	"github.com/murlog/murlog/activitypub"
 	"github.com/murlog/murlog/outbound"
 	"github.com/murlog/murlog/queue"
+	"github.com/murlog/murlog/social"
 	"github.com/murlog/murlog/store"
 	"github.com/murlog/murlog/worker"
 )
 
 // The inbox job: the inbox endpoint (inbox.go) verifies an activity,
-// stores its body as an inbox item and enqueues TopicInboxProcess naming
+// stores its body as an inbox item and enqueues TopicProcess naming
 // the item; Process turns the activity into changes through the social
 // service. The sender is verified and cached before the job runs, so the
 // job trusts the item's actor and checks everything else: who owns what
@@ -67,16 +68,13 @@ type Fetcher interface {
 	Resolve(ctx context.Context, uri string) (*murlog.RemoteActor, error)
 }
 
-// Social is what processing asks of the social service (package social;
-// federation cannot import it, since social's delivery jobs are built
-// with federation's documents). app adapts *social.Service to it:
-// AcceptedFollow and RejectedFollow are its Accepted and Rejected with a
-// social.FollowRef{ActivityURI, PersonaID}.
+// Social is what processing asks of the social service: the methods of
+// *social.Service that record what a remote actor did.
 type Social interface {
 	Requested(ctx context.Context, personaID, actorID, followURI string) (*murlog.Follower, error)
 	Undone(ctx context.Context, actorID, followURI string) error
-	AcceptedFollow(ctx context.Context, actorID, activityURI, personaID string) error
-	RejectedFollow(ctx context.Context, actorID, activityURI, personaID string) error
+	Accepted(ctx context.Context, actorID string, ref social.FollowRef) error
+	Rejected(ctx context.Context, actorID string, ref social.FollowRef) error
 	Store(ctx context.Context, p *murlog.RemotePost) error
 	Update(ctx context.Context, actorID string, p *murlog.RemotePost) error
 	Delete(ctx context.Context, actorID, uri string) error
@@ -92,9 +90,16 @@ type Social interface {
 	Moved(ctx context.Context, actorID, target string) error
 }
 
+var _ Social = (*social.Service)(nil)
+
 // Poster sends a signed POST; *outbound.Client is one.
 type Poster interface {
 	Post(ctx context.Context, url, contentType string, body []byte, s outbound.Signer) (*outbound.Response, error)
+}
+
+// Signers gives a persona's outbound signer (*federation.Keys).
+type Signers interface {
+	Signer(p *murlog.Persona) (outbound.Signer, error)
 }
 
 // ProcessDeps is what the inbox job needs.
@@ -107,40 +112,40 @@ type ProcessDeps struct {
 	// Out and Keys send the answers to QuoteRequests (accept_quote,
 	// reject_quote).
 	Out  Poster
-	Keys *Keys
+	Keys Signers
 	Log  *slog.Logger
-	// Now is the clock for times a remote document leaves out; Keys'
-	// clock when nil.
+	// Now is the clock for times a remote document leaves out; time.Now
+	// when nil.
 	Now func() time.Time
 }
 
-// InboxPolicy retries inbox.process. Processing is local work — a busy
+// Policy retries inbox.process. Processing is local work — a busy
 // database clears in seconds — except the signed GETs of an Announce's
 // original, a quoted post or a Move's target, which wait on a remote
 // server: 5 s → 20 s → 80 s → 320 s, five runs over about seven minutes,
 // rides out a restart without keeping a failing item around for long.
 // Refusals (malformed, forbidden) are queue.Permanent and never retried.
-var InboxPolicy = queue.Policy{MaxAttempts: 5, Timeout: queue.DefaultTimeout, Backoff: func(attempt int) time.Duration {
+var Policy = queue.Policy{MaxAttempts: 5, Timeout: queue.DefaultTimeout, Backoff: func(attempt int) time.Duration {
 	d := 5 * time.Second
 	for i := 1; i < attempt; i++ {
 		d *= 4
 	}
 	return d
-}, Concurrency: InboxConcurrency}
+}, Concurrency: Concurrency}
 
-// InboxConcurrency is how many inbox.process jobs one worker runs at once.
+// Concurrency is how many inbox.process jobs one worker runs at once.
 // Each is a few short write transactions on the database's one writer,
 // so more at once only queue for it; two keep the writer busy while the
 // rest of the machine answers requests and delivers (a boosted post
 // brings a burst of activities, which the queue absorbs).
-const InboxConcurrency = 1
+const Concurrency = 1
 
-// RegisterInboxProcess registers inbox.process (InboxPolicy) and the
+// RegisterProcess registers inbox.process (Policy) and the
 // answers to quote requests, accept_quote and reject_quote (deliveries:
 // queue.DeliveryPolicy).
-func RegisterInboxProcess(r *worker.Registry, d ProcessDeps) {
+func RegisterProcess(r *worker.Registry, d ProcessDeps) {
 	p := NewProcessor(d)
-	worker.Register(r, TopicInboxProcess, InboxPolicy, func(ctx context.Context, j InboxJob, _ *queue.Job) error {
+	worker.Register(r, TopicProcess, Policy, func(ctx context.Context, j Job, _ *queue.Job) error {
 		return p.Process(ctx, j.Item)
 	})
 	worker.Register(r, TopicAcceptQuote, queue.DeliveryPolicy, p.answerQuote)
@@ -157,9 +162,6 @@ type Processor struct {
 func NewProcessor(d ProcessDeps) *Processor {
 	if d.Now == nil {
 		d.Now = time.Now
-		if d.Keys != nil {
-			d.Now = d.Keys.now
-		}
 	}
 	log := d.Log
 	if log == nil {

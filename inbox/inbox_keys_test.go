@@ -1,4 +1,4 @@
-package federation_test
+package inbox_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/federation"
 	"github.com/murlog/murlog/httpsig"
+	"github.com/murlog/murlog/inbox"
 	"github.com/murlog/murlog/internal/testsite"
 	"github.com/murlog/murlog/outbound"
 	"github.com/murlog/murlog/store"
@@ -34,11 +35,11 @@ func (h hostsResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.A
 type strictInbox struct {
 	s    *testsite.Site
 	site murlog.Site
-	in   *federation.Inbox
+	in   *inbox.Handler
 	logs *testsite.SyncBuffer
 }
 
-func newStrictInbox(t *testing.T, hosts hostsResolver, tune func(*federation.InboxDeps)) *strictInbox {
+func newStrictInbox(t *testing.T, hosts hostsResolver, tune func(*inbox.Deps)) *strictInbox {
 	t.Helper()
 	s := testsite.New(t)
 	st := s.App.Store()
@@ -48,12 +49,12 @@ func newStrictInbox(t *testing.T, hosts hostsResolver, tune func(*federation.Inb
 	h := federation.New(federation.Deps{Site: site, Store: st})
 	rv := federation.NewResolver(federation.ResolverDeps{Site: site, Store: st, Primary: h.Primary, Log: log,
 		Client: outbound.New(outbound.Options{AllowHTTP: true, Resolver: hosts, Timeout: 2 * time.Second})})
-	d := federation.InboxDeps{Handler: h, Store: st, Log: log,
+	d := inbox.Deps{Personas: h, Store: st, Log: log,
 		Verifier: federation.NewVerifier(federation.VerifierDeps{Site: site, Store: st, Resolver: rv, Log: log})}
 	if tune != nil {
 		tune(&d)
 	}
-	return &strictInbox{s: s, site: site, in: federation.NewInbox(d), logs: logs}
+	return &strictInbox{s: s, site: site, in: inbox.New(d), logs: logs}
 }
 
 func (si *strictInbox) post(req *http.Request) *httptest.ResponseRecorder {
@@ -93,7 +94,7 @@ func TestInboxKeyURLsOnPrivateAddressesAreNotFetched(t *testing.T) {
 
 func TestInboxRateLimits(t *testing.T) {
 	hosts := hostsResolver{"flood.test": netip.MustParseAddr("10.0.0.9")}
-	si := newStrictInbox(t, hosts, func(d *federation.InboxDeps) {
+	si := newStrictInbox(t, hosts, func(d *inbox.Deps) {
 		d.ClientRate, d.ClientBurst = 0.001, 5
 		d.DomainRate, d.DomainBurst = 0.001, 2
 	})
@@ -129,7 +130,7 @@ func TestInboxRateLimits(t *testing.T) {
 func TestInboxOneShotWritesDirectly(t *testing.T) {
 	rm := newRemote(t)
 	a := rm.add(&remoteActor{name: "ann", key: readKey(t, "rsa-a")})
-	si := newStrictInbox(t, nil, func(d *federation.InboxDeps) { d.OneShot = true })
+	si := newStrictInbox(t, nil, func(d *inbox.Deps) { d.OneShot = true })
 	// The strict client refuses loopback: put ann's key in the store as a
 	// fetch would have, so the one-shot path is what is tested here.
 	body := create(rm.actorURI(a), 1)

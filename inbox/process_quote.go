@@ -1,14 +1,13 @@
-package federation
+package inbox
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
 
-	"github.com/google/uuid"
-
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/activitypub"
+	"github.com/murlog/murlog/federation"
 	"github.com/murlog/murlog/outbound"
 	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/settings"
@@ -41,23 +40,6 @@ type QuoteAnswerPayload struct {
 	Inbox     string `json:"inbox"`
 	Quoted    string `json:"quoted"`
 	Quoting   string `json:"quoting"`
-}
-
-// quoteNS namespaces the ids of quote answers and authorizations, which
-// derive from the request so that answering it twice is one activity.
-var quoteNS = uuid.MustParse("6b0f4c1e-2d7a-4e95-9c38-7a1e5d2b9f04")
-
-func quoteID(site murlog.Site, username, kind, key string) string {
-	return site.ActivityURL(username, quoteKey(kind, key))
-}
-
-// quoteKey is the last segment of a quote answer's or authorization's id.
-func quoteKey(kind, key string) string { return uuid.NewSHA1(quoteNS, []byte(kind+"\n"+key)).String() }
-
-// QuoteAuthorizationID is the id of the QuoteAuthorization persona
-// username gives for the quoting post quoting.
-func QuoteAuthorizationID(site murlog.Site, username, quoting string) string {
-	return quoteID(site, username, "authorization", quoting)
 }
 
 // quoteRequest answers a QuoteRequest of a local post: Accept when the
@@ -108,58 +90,35 @@ func (p *Processor) quoteRequest(ctx context.Context, a *activity) error {
 		}
 		if !allowed {
 			topic = TopicRejectQuote
-		} else if err := tx.QuoteAuthorizations().Put(&store.QuoteAuthorization{ID: quoteKey("authorization", quoting),
+		} else if err := tx.QuoteAuthorizations().Put(&store.QuoteAuthorization{ID: federation.QuoteKey("authorization", quoting),
 			PersonaID: owner.ID, PostID: post.ID, Quoting: quoting, CreatedAt: tx.Now()}); err != nil {
 			// Kept so that its id answers: a server checks the consent by
 			// fetching it.
 			return err
 		}
-		pl := QuoteAnswerPayload{PersonaID: owner.ID, ID: quoteID(p.d.Site, owner.Username, topic, a.ID), Request: a.ID,
+		pl := QuoteAnswerPayload{PersonaID: owner.ID, ID: federation.QuoteID(p.d.Site, owner.Username, topic, a.ID), Request: a.ID,
 			Actor: a.actor.URI, Inbox: a.actor.Inbox, Quoted: quoted, Quoting: quoting}
 		b, err := json.Marshal(pl)
 		if err != nil {
 			return err
 		}
 		j := queue.NewJob(topic, b)
-		j.ID = uuid.NewSHA1(quoteNS, []byte(topic+"\n"+a.ID)).String()
+		j.ID = federation.QuoteKey(topic, a.ID)
 		return tx.Jobs().Enqueue(j)
 	})
-}
-
-// quoteContext names the FEP-044f terms of the answers.
-const quoteContext = `["https://www.w3.org/ns/activitystreams",{` +
-	`"QuoteRequest":"https://w3id.org/fep/044f#QuoteRequest",` +
-	`"QuoteAuthorization":"https://w3id.org/fep/044f#QuoteAuthorization",` +
-	`"gts":"https://gotosocial.org/ns#",` +
-	`"interactingObject":{"@id":"gts:interactingObject","@type":"@id"},` +
-	`"interactionTarget":{"@id":"gts:interactionTarget","@type":"@id"}}]`
-
-// quoteDoc is the JSON of a quote answer, its request and authorization.
-type quoteDoc struct {
-	Context           json.RawMessage `json:"@context,omitempty"`
-	ID                string          `json:"id"`
-	Type              string          `json:"type"`
-	Actor             string          `json:"actor,omitempty"`
-	AttributedTo      string          `json:"attributedTo,omitempty"`
-	To                []string        `json:"to,omitempty"`
-	Object            any             `json:"object,omitempty"`
-	Instrument        string          `json:"instrument,omitempty"`
-	Result            *quoteDoc       `json:"result,omitempty"`
-	InteractingObject string          `json:"interactingObject,omitempty"`
-	InteractionTarget string          `json:"interactionTarget,omitempty"`
 }
 
 // quoteAnswer is the Accept (accept true) or Reject of a QuoteRequest by
 // persona username. The Accept's result is the QuoteAuthorization,
 // embedded with its id: Mastodon reads the id and keeps it as the
 // quote's approval.
-func quoteAnswer(site murlog.Site, username string, pl QuoteAnswerPayload, accept bool) *quoteDoc {
+func quoteAnswer(site murlog.Site, username string, pl QuoteAnswerPayload, accept bool) *federation.QuoteDoc {
 	me := site.ActorURL(username)
-	d := &quoteDoc{Context: json.RawMessage(quoteContext), ID: pl.ID, Type: "Reject", Actor: me, To: []string{pl.Actor},
-		Object: &quoteDoc{ID: pl.Request, Type: "QuoteRequest", Actor: pl.Actor, Object: pl.Quoted, Instrument: pl.Quoting}}
+	d := &federation.QuoteDoc{Context: json.RawMessage(federation.QuoteContext), ID: pl.ID, Type: "Reject", Actor: me, To: []string{pl.Actor},
+		Object: &federation.QuoteDoc{ID: pl.Request, Type: "QuoteRequest", Actor: pl.Actor, Object: pl.Quoted, Instrument: pl.Quoting}}
 	if accept {
 		d.Type = "Accept"
-		d.Result = &quoteDoc{ID: QuoteAuthorizationID(site, username, pl.Quoting), Type: "QuoteAuthorization",
+		d.Result = &federation.QuoteDoc{ID: federation.QuoteAuthorizationID(site, username, pl.Quoting), Type: "QuoteAuthorization",
 			AttributedTo: me, InteractingObject: pl.Quoting, InteractionTarget: pl.Quoted}
 	}
 	return d
@@ -175,7 +134,7 @@ func (p *Processor) answerQuote(ctx context.Context, pl QuoteAnswerPayload, j *q
 	if err != nil {
 		return err
 	}
-	body, err := Marshal(quoteAnswer(p.d.Site, pe.Username, pl, j.Topic == TopicAcceptQuote))
+	body, err := federation.Marshal(quoteAnswer(p.d.Site, pe.Username, pl, j.Topic == TopicAcceptQuote))
 	if err != nil {
 		return queue.Permanent(err)
 	}
@@ -190,13 +149,4 @@ func (p *Processor) answerQuote(ctx context.Context, pl QuoteAnswerPayload, j *q
 		return err
 	}
 	return nil
-}
-
-// QuoteAuthorizationDoc is the document at a QuoteAuthorization's id,
-// which a server fetches to check a quote's consent: served while the
-// quoted post is public and the owner allows quotes, after which the
-// consent is withdrawn (404).
-func QuoteAuthorizationDoc(site murlog.Site, username string, q *store.QuoteAuthorization) any {
-	return &quoteDoc{Context: json.RawMessage(quoteContext), ID: site.ActivityURL(username, q.ID), Type: "QuoteAuthorization",
-		AttributedTo: site.ActorURL(username), InteractingObject: q.Quoting, InteractionTarget: site.PostURL(username, q.PostID)}
 }

@@ -1,4 +1,4 @@
-package federation
+package inbox
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/activitypub"
+	"github.com/murlog/murlog/social"
 	"github.com/murlog/murlog/store"
 )
 
@@ -42,12 +43,12 @@ func (p *Processor) answered(ctx context.Context, a *activity) error {
 	if embedded && ref.Object.Type != "Follow" {
 		return p.ignore(ctx, a, "answers a "+ref.Object.Type)
 	}
-	answer := p.d.Social.AcceptedFollow
+	answer := p.d.Social.Accepted
 	if a.Type == "Reject" {
-		answer = p.d.Social.RejectedFollow
+		answer = p.d.Social.Rejected
 	}
 	if ref.ID != "" {
-		if err := answer(ctx, a.actor.ID, ref.ID, ""); !ignorable(err) {
+		if err := answer(ctx, a.actor.ID, social.FollowRef{ActivityURI: ref.ID}); !ignorable(err) {
 			return err
 		}
 	}
@@ -57,7 +58,7 @@ func (p *Processor) answered(ctx context.Context, a *activity) error {
 			return err
 		}
 		if pe != nil {
-			if err := answer(ctx, a.actor.ID, "", pe.ID); !ignorable(err) {
+			if err := answer(ctx, a.actor.ID, social.FollowRef{PersonaID: pe.ID}); !ignorable(err) {
 				return err
 			}
 		}

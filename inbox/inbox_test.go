@@ -1,4 +1,4 @@
-package federation_test
+package inbox_test
 
 import (
 	"bytes"
@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/murlog/murlog"
-	"github.com/murlog/murlog/federation"
 	"github.com/murlog/murlog/httpsig"
+	"github.com/murlog/murlog/inbox"
 	"github.com/murlog/murlog/store"
 )
 
@@ -207,7 +207,7 @@ func TestInboxRefusesBadInput(t *testing.T) {
 	}
 }
 
-func federationItem(actor string, n int) string { return federation.InboxItemID(activityID(actor, n)) }
+func federationItem(actor string, n int) string { return inbox.ItemID(activityID(actor, n)) }
 
 func readCloser(b []byte) io.ReadCloser { return io.NopCloser(bytes.NewReader(b)) }
 
@@ -376,9 +376,9 @@ func TestInboxPruneForgetsOldItems(t *testing.T) {
 	rm := newRemote(t)
 	a := rm.add(&remoteActor{name: "ann", key: readKey(t, "rsa-a")})
 	wantStatus(t, send(t, rm.signed(t, s.Server.URL, "/inbox", a, create(rm.actorURI(a), 0), httpsig.Cavage, c.now())), 202, "old")
-	c.advance(federation.InboxRetention + time.Hour)
+	c.advance(inbox.Retention + time.Hour)
 	wantStatus(t, send(t, rm.signed(t, s.Server.URL, "/inbox", a, create(rm.actorURI(a), 1), httpsig.Cavage, c.now())), 202, "new")
-	if err := s.App.Queue().Enqueue(ctx, federation.DailyInboxPrune(c.now())); err != nil {
+	if err := s.App.Queue().Enqueue(ctx, inbox.DailyPrune(c.now())); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.App.NewWorker("test").RunOnce(ctx, 10*time.Second); err != nil {

@@ -1,4 +1,4 @@
-package federation_test
+package inbox_test
 
 import (
 	"slices"

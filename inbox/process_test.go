@@ -1,4 +1,4 @@
-package federation_test
+package inbox_test
 
 import (
 	"net/http"
@@ -12,6 +12,7 @@ import (
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/federation"
 	"github.com/murlog/murlog/httpsig"
+	"github.com/murlog/murlog/inbox"
 	"github.com/murlog/murlog/settings"
 	"github.com/murlog/murlog/store"
 )
@@ -365,7 +366,7 @@ func TestProcessJobRegistered(t *testing.T) {
 	a := e.fixtureActor("mastodon/actor.json")
 	id := e.item(a.URI, fixture(t, "mastodon/follow.json"))
 	e.update(func(tx store.Tx) error {
-		return tx.Jobs().Enqueue(queueJob(t, federation.TopicInboxProcess, `{"item":"`+id+`"}`))
+		return tx.Jobs().Enqueue(queueJob(t, inbox.TopicProcess, `{"item":"`+id+`"}`))
 	})
 	e.runJobs()
 	if f := e.follower(a); f == nil {

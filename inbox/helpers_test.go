@@ -1,7 +1,8 @@
-package federation_test
+package inbox_test
 
 import (
 	"bytes"
+	"context"
 	"crypto"
 	"crypto/ed25519"
 	"crypto/rsa"
@@ -21,11 +22,32 @@ import (
 	"time"
 
 	"github.com/murlog/murlog"
-	"github.com/murlog/murlog/federation"
 	"github.com/murlog/murlog/httpsig"
+	"github.com/murlog/murlog/inbox"
 	"github.com/murlog/murlog/internal/testsite"
 	"github.com/murlog/murlog/store"
 )
+
+var ctx = context.Background()
+
+// clock is a test clock that moves only when told, past the cache TTL.
+type clock struct{ off atomic.Int64 }
+
+func (c *clock) now() time.Time          { return time.Now().Add(time.Duration(c.off.Load())) }
+func (c *clock) advance(d time.Duration) { c.off.Add(int64(d)) }
+
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func wantStatus(t *testing.T, r response, status int, what string) {
+	t.Helper()
+	if r.status != status {
+		t.Fatalf("%s: status %d; want %d\n%s", what, r.status, status, r.body)
+	}
+}
 
 // The remote servers of the inbox tests are real HTTP servers on
 // loopback serving actors with real RSA keys (httpsig's testdata), and
@@ -231,7 +253,7 @@ func hasItem(t testing.TB, s *testsite.Site, activity string) bool {
 	t.Helper()
 	var found bool
 	err := s.App.Store().View(ctx, func(tx store.Tx) error {
-		_, err := tx.InboxItems().Get(federation.InboxItemID(activity))
+		_, err := tx.InboxItems().Get(inbox.ItemID(activity))
 		if murlog.ErrorCode(err) == murlog.ENotFound {
 			return nil
 		}
@@ -253,7 +275,7 @@ func inboxJobs(t testing.TB, s *testsite.Site) int {
 	}
 	n := 0
 	for _, c := range cs {
-		if c.Topic == federation.TopicInboxProcess {
+		if c.Topic == inbox.TopicProcess {
 			n += c.N
 		}
 	}
