@@ -138,7 +138,7 @@ func hostMeta(site murlog.Site) (xml, jrdJSON []byte) {
 	b.WriteString(`  <Link rel="lrdd" template="`)
 	xmlEscape(&b, tmpl)
 	b.WriteString(`"/>` + "\n</XRD>\n")
-	j, _ := Marshal(jrd{Links: []jrdLink{{Rel: relLRDD, Template: tmpl}}}) // strings only
+	j, _ := activitypub.Marshal(jrd{Links: []jrdLink{{Rel: relLRDD, Template: tmpl}}}) // strings only
 	return []byte(b.String()), j
 }
 
@@ -269,7 +269,7 @@ func (st *stats) render(site murlog.Site, s *snapshot) error {
 			ni.Software.Repository = "https://github.com/murlog/murlog"
 			ni.Software.Homepage = "https://github.com/murlog/murlog"
 		}
-		b, err := Marshal(ni)
+		b, err := activitypub.Marshal(ni)
 		if err != nil {
 			return err
 		}
@@ -280,7 +280,7 @@ func (st *stats) render(site murlog.Site, s *snapshot) error {
 		langs = append(langs, s.site.Language)
 	}
 	var err error
-	st.instance, err = Marshal(instanceV1{URI: site.Domain, Title: s.title(site), ShortDescription: s.site.Description,
+	st.instance, err = activitypub.Marshal(instanceV1{URI: site.Domain, Title: s.title(site), ShortDescription: s.site.Description,
 		Description: s.site.Description, Version: "4.0.0 (compatible; murlog " + murlog.Version + ")", URLs: map[string]any{},
 		Stats: instanceStats{UserCount: users, StatusCount: st.posts}, Languages: langs})
 	return err

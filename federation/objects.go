@@ -7,12 +7,13 @@ import (
 	"net/url"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/activitypub"
 	"github.com/murlog/murlog/store"
 )
 
 // writeJSON encodes v and answers with status.
 func (h *Handler) writeJSON(w http.ResponseWriter, r *http.Request, status int, cache string, v any) {
-	b, err := Marshal(v)
+	b, err := activitypub.Marshal(v)
 	if err != nil {
 		h.fail(w, r, murlog.Internal(err))
 		return
@@ -176,7 +177,7 @@ func (h *Handler) outbox(w http.ResponseWriter, r *http.Request) {
 			h.fail(w, r, err)
 			return
 		}
-		h.writeJSON(w, r, http.StatusOK, publicCache(s), &Collection{Context: json.RawMessage(asContext), ID: id,
+		h.writeJSON(w, r, http.StatusOK, publicCache(s), &activitypub.Collection{Context: json.RawMessage(activitypub.ASContext), ID: id,
 			Type: "OrderedCollection", TotalItems: ptr(st.byPerson[pd.p.ID]), First: id + "?page=true"})
 		return
 	}
@@ -196,7 +197,7 @@ func (h *Handler) outbox(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	page := &Collection{Context: json.RawMessage(objectContext), ID: id + "?page=true", Type: "OrderedCollectionPage", PartOf: id}
+	page := &activitypub.Collection{Context: json.RawMessage(activitypub.ObjectContext), ID: id + "?page=true", Type: "OrderedCollectionPage", PartOf: id}
 	if maxID != "" {
 		page.ID = id + "?max_id=" + url.QueryEscape(maxID) + "&page=true"
 	}
@@ -204,7 +205,7 @@ func (h *Handler) outbox(w http.ResponseWriter, r *http.Request) {
 		posts = posts[:PageSize]
 		page.Next = id + "?max_id=" + url.QueryEscape(posts[len(posts)-1].ID) + "&page=true"
 	}
-	items := make([]*Activity, len(posts))
+	items := make([]*activitypub.Activity, len(posts))
 	for i, p := range posts {
 		items[i] = CreateActivity(h.d.Site, pd.p, p, s.optionsOf(p))
 		items[i].Context = nil
@@ -239,7 +240,7 @@ func (h *Handler) follows(w http.ResponseWriter, r *http.Request, which func(*pe
 		return
 	}
 	id, total := which(pd)
-	top := &Collection{Context: json.RawMessage(asContext), ID: id, Type: "OrderedCollection", TotalItems: ptr(total)}
+	top := &activitypub.Collection{Context: json.RawMessage(activitypub.ASContext), ID: id, Type: "OrderedCollection", TotalItems: ptr(total)}
 	q := r.URL.Query()
 	if !pd.p.ShowFollows {
 		h.writeJSON(w, r, http.StatusOK, publicCache(s), top)
@@ -262,7 +263,7 @@ func (h *Handler) follows(w http.ResponseWriter, r *http.Request, which func(*pe
 			items = []string{}
 		}
 	}
-	page := &Collection{Context: json.RawMessage(asContext), ID: id + "?page=true", Type: "OrderedCollectionPage",
+	page := &activitypub.Collection{Context: json.RawMessage(activitypub.ASContext), ID: id + "?page=true", Type: "OrderedCollectionPage",
 		TotalItems: ptr(total), PartOf: id, OrderedItems: items}
 	if after != "" {
 		page.ID = id + "?after=" + url.QueryEscape(after) + "&page=true"
@@ -280,7 +281,7 @@ func (h *Handler) featured(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	items := []*Object{}
+	items := []*activitypub.Post{}
 	if h.d.Pins != nil {
 		ids, err := h.d.Pins.PinnedPostIDs(r.Context(), pd.p.ID)
 		if err != nil {
@@ -310,7 +311,7 @@ func (h *Handler) featured(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	h.writeJSON(w, r, http.StatusOK, publicCache(s), &Collection{Context: json.RawMessage(objectContext),
+	h.writeJSON(w, r, http.StatusOK, publicCache(s), &activitypub.Collection{Context: json.RawMessage(activitypub.ObjectContext),
 		ID: h.d.Site.FeaturedURL(pd.p.Username), Type: "OrderedCollection", TotalItems: ptr(len(items)), OrderedItems: items})
 }
 

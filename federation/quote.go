@@ -6,12 +6,13 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/activitypub"
 	"github.com/murlog/murlog/store"
 )
 
-// The FEP-044f documents murlog serves and sends about quotes of its
-// posts (the inbox answers the QuoteRequests): the ids of quote answers
-// and authorizations, and the QuoteAuthorization served at its id.
+// The FEP-044f ids murlog gives its quote answers and authorizations
+// (the inbox answers the QuoteRequests), and the QuoteAuthorization
+// served at its id.
 
 // quoteNS namespaces the ids of quote answers and authorizations, which
 // derive from the request so that answering it twice is one activity.
@@ -33,34 +34,11 @@ func QuoteAuthorizationID(site murlog.Site, username, quoting string) string {
 	return QuoteID(site, username, "authorization", quoting)
 }
 
-// QuoteContext names the FEP-044f terms of the answers.
-const QuoteContext = `["https://www.w3.org/ns/activitystreams",{` +
-	`"QuoteRequest":"https://w3id.org/fep/044f#QuoteRequest",` +
-	`"QuoteAuthorization":"https://w3id.org/fep/044f#QuoteAuthorization",` +
-	`"gts":"https://gotosocial.org/ns#",` +
-	`"interactingObject":{"@id":"gts:interactingObject","@type":"@id"},` +
-	`"interactionTarget":{"@id":"gts:interactionTarget","@type":"@id"}}]`
-
-// QuoteDoc is the JSON of a quote answer, its request and authorization.
-type QuoteDoc struct {
-	Context           json.RawMessage `json:"@context,omitempty"`
-	ID                string          `json:"id"`
-	Type              string          `json:"type"`
-	Actor             string          `json:"actor,omitempty"`
-	AttributedTo      string          `json:"attributedTo,omitempty"`
-	To                []string        `json:"to,omitempty"`
-	Object            any             `json:"object,omitempty"`
-	Instrument        string          `json:"instrument,omitempty"`
-	Result            *QuoteDoc       `json:"result,omitempty"`
-	InteractingObject string          `json:"interactingObject,omitempty"`
-	InteractionTarget string          `json:"interactionTarget,omitempty"`
-}
-
 // QuoteAuthorizationDoc is the document at a QuoteAuthorization's id,
 // which a server fetches to check a quote's consent: served while the
 // quoted post is public and the owner allows quotes, after which the
 // consent is withdrawn (404).
 func QuoteAuthorizationDoc(site murlog.Site, username string, q *store.QuoteAuthorization) any {
-	return &QuoteDoc{Context: json.RawMessage(QuoteContext), ID: site.ActivityURL(username, q.ID), Type: "QuoteAuthorization",
+	return &activitypub.QuoteDocument{Context: json.RawMessage(activitypub.QuoteContext), ID: site.ActivityURL(username, q.ID), Type: "QuoteAuthorization",
 		AttributedTo: site.ActorURL(username), InteractingObject: q.Quoting, InteractionTarget: site.PostURL(username, q.PostID)}
 }

@@ -112,13 +112,13 @@ func (p *Processor) quoteRequest(ctx context.Context, a *activity) error {
 // persona username. The Accept's result is the QuoteAuthorization,
 // embedded with its id: Mastodon reads the id and keeps it as the
 // quote's approval.
-func quoteAnswer(site murlog.Site, username string, pl QuoteAnswerPayload, accept bool) *federation.QuoteDoc {
+func quoteAnswer(site murlog.Site, username string, pl QuoteAnswerPayload, accept bool) *activitypub.QuoteDocument {
 	me := site.ActorURL(username)
-	d := &federation.QuoteDoc{Context: json.RawMessage(federation.QuoteContext), ID: pl.ID, Type: "Reject", Actor: me, To: []string{pl.Actor},
-		Object: &federation.QuoteDoc{ID: pl.Request, Type: "QuoteRequest", Actor: pl.Actor, Object: pl.Quoted, Instrument: pl.Quoting}}
+	d := &activitypub.QuoteDocument{Context: json.RawMessage(activitypub.QuoteContext), ID: pl.ID, Type: "Reject", Actor: me, To: []string{pl.Actor},
+		Object: &activitypub.QuoteDocument{ID: pl.Request, Type: "QuoteRequest", Actor: pl.Actor, Object: pl.Quoted, Instrument: pl.Quoting}}
 	if accept {
 		d.Type = "Accept"
-		d.Result = &federation.QuoteDoc{ID: federation.QuoteAuthorizationID(site, username, pl.Quoting), Type: "QuoteAuthorization",
+		d.Result = &activitypub.QuoteDocument{ID: federation.QuoteAuthorizationID(site, username, pl.Quoting), Type: "QuoteAuthorization",
 			AttributedTo: me, InteractingObject: pl.Quoting, InteractionTarget: pl.Quoted}
 	}
 	return d
@@ -134,7 +134,7 @@ func (p *Processor) answerQuote(ctx context.Context, pl QuoteAnswerPayload, j *q
 	if err != nil {
 		return err
 	}
-	body, err := federation.Marshal(quoteAnswer(p.d.Site, pe.Username, pl, j.Topic == TopicAcceptQuote))
+	body, err := activitypub.Marshal(quoteAnswer(p.d.Site, pe.Username, pl, j.Topic == TopicAcceptQuote))
 	if err != nil {
 		return queue.Permanent(err)
 	}

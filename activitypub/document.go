@@ -1,4 +1,4 @@
-package federation
+package activitypub
 
 import (
 	"bytes"
@@ -6,15 +6,22 @@ import (
 	"time"
 )
 
+// The documents murlog writes: the actor, a post's object, activities,
+// collections and the FEP-044f quote documents, with the JSON-LD contexts
+// they carry. They share the small types (PublicKey, Endpoints, Image,
+// Tag, InteractionPolicy) with the decoded Object, so both directions
+// spell a term the same way. Package federation's builders fill them from
+// personas and posts.
+
 // The JSON-LD contexts murlog sends. They name only the extension terms
 // murlog uses, spelled as Mastodon spells them (its ContextHelper), so
 // Mastodon, Misskey and GoToSocial read the same terms they emit
 // themselves. They are constants so no request pays for building them.
 const (
-	asContext = `"https://www.w3.org/ns/activitystreams"`
+	ASContext = `"https://www.w3.org/ns/activitystreams"`
 
-	// actorContext: Person documents (security/v1 for publicKey).
-	actorContext = `["https://www.w3.org/ns/activitystreams","https://w3id.org/security/v1",{` +
+	// ActorContext: Person documents (security/v1 for publicKey).
+	ActorContext = `["https://www.w3.org/ns/activitystreams","https://w3id.org/security/v1",{` +
 		`"manuallyApprovesFollowers":"as:manuallyApprovesFollowers",` +
 		`"toot":"http://joinmastodon.org/ns#",` +
 		`"featured":{"@id":"toot:featured","@type":"@id"},` +
@@ -23,10 +30,10 @@ const (
 		`"PropertyValue":"schema:PropertyValue",` +
 		`"value":"schema:value"}]`
 
-	// objectContext: notes, articles, activities and collections that
+	// ObjectContext: notes, articles, activities and collections that
 	// embed them (sensitive, Hashtag, and FEP-044f's interaction policy
 	// in the GoToSocial namespace that Mastodon also uses).
-	objectContext = `["https://www.w3.org/ns/activitystreams",{` +
+	ObjectContext = `["https://www.w3.org/ns/activitystreams",{` +
 		`"sensitive":"as:sensitive",` +
 		`"Hashtag":"as:Hashtag",` +
 		`"toot":"http://joinmastodon.org/ns#",` +
@@ -36,9 +43,6 @@ const (
 		`"automaticApproval":{"@id":"gts:automaticApproval","@type":"@id"},` +
 		`"manualApproval":{"@id":"gts:manualApproval","@type":"@id"}}]`
 )
-
-// Public is the ActivityStreams public collection.
-const Public = "https://www.w3.org/ns/activitystreams#Public"
 
 // Actor is a Person document: the full actor, or (KeyActor) only its
 // technical attributes.
@@ -65,18 +69,6 @@ type Actor struct {
 	Image                     *Image          `json:"image,omitempty"`
 }
 
-// Endpoints of an actor.
-type Endpoints struct {
-	SharedInbox string `json:"sharedInbox"`
-}
-
-// PublicKey is an actor's RSA key (security/v1).
-type PublicKey struct {
-	ID           string `json:"id"`
-	Owner        string `json:"owner"`
-	PublicKeyPem string `json:"publicKeyPem"`
-}
-
 // PropertyValue is a profile field (schema.org, as Mastodon sends it).
 type PropertyValue struct {
 	Type  string `json:"type"`
@@ -84,15 +76,9 @@ type PropertyValue struct {
 	Value string `json:"value"`
 }
 
-// Image is an avatar or header.
-type Image struct {
-	Type      string `json:"type"`
-	MediaType string `json:"mediaType,omitempty"`
-	URL       string `json:"url"`
-}
-
-// Object is a Note, an Article or a Tombstone.
-type Object struct {
+// Post is a local post's object: a Note, an Article, or its Tombstone
+// once deleted.
+type Post struct {
 	Context           json.RawMessage    `json:"@context,omitempty"`
 	ID                string             `json:"id"`
 	Type              string             `json:"type"`
@@ -115,26 +101,8 @@ type Object struct {
 	InteractionPolicy *InteractionPolicy `json:"interactionPolicy,omitempty"`
 }
 
-// Tag is a Hashtag or a Mention.
-type Tag struct {
-	Type string `json:"type"`
-	Href string `json:"href"`
-	Name string `json:"name"`
-}
-
-// InteractionPolicy is FEP-044f's quote policy.
-type InteractionPolicy struct {
-	CanQuote Approval `json:"canQuote"`
-}
-
-// Approval lists who may interact without and with the author's consent.
-type Approval struct {
-	AutomaticApproval []string `json:"automaticApproval"`
-	ManualApproval    []string `json:"manualApproval,omitempty"`
-}
-
 // Activity is any activity murlog sends. Object is an IRI (string) or an
-// embedded *Object, *Actor or *Activity.
+// embedded *Post, *Actor or *Activity.
 type Activity struct {
 	Context   json.RawMessage `json:"@context,omitempty"`
 	ID        string          `json:"id"`
@@ -163,15 +131,14 @@ type Collection struct {
 	OrderedItems any             `json:"orderedItems,omitempty"`
 }
 
-// iso8601 writes a time as Mastodon's serializers do: UTC, whole seconds.
-func iso8601(t time.Time) string {
+// FormatTime writes a time as Mastodon's serializers do: UTC, whole
+// seconds; "" for the zero time.
+func FormatTime(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
 	return t.UTC().Format("2006-01-02T15:04:05Z")
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // Marshal encodes a document as the fediverse writes JSON: without
 // escaping <, > and & in strings (content is HTML; escaping it is valid
@@ -184,4 +151,28 @@ func Marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// QuoteContext names the FEP-044f terms of the quote documents.
+const QuoteContext = `["https://www.w3.org/ns/activitystreams",{` +
+	`"QuoteRequest":"https://w3id.org/fep/044f#QuoteRequest",` +
+	`"QuoteAuthorization":"https://w3id.org/fep/044f#QuoteAuthorization",` +
+	`"gts":"https://gotosocial.org/ns#",` +
+	`"interactingObject":{"@id":"gts:interactingObject","@type":"@id"},` +
+	`"interactionTarget":{"@id":"gts:interactionTarget","@type":"@id"}}]`
+
+// QuoteDocument is a FEP-044f document: a QuoteRequest, its Accept or
+// Reject, and the QuoteAuthorization an Accept carries as its result.
+type QuoteDocument struct {
+	Context           json.RawMessage `json:"@context,omitempty"`
+	ID                string          `json:"id"`
+	Type              string          `json:"type"`
+	Actor             string          `json:"actor,omitempty"`
+	AttributedTo      string          `json:"attributedTo,omitempty"`
+	To                []string        `json:"to,omitempty"`
+	Object            any             `json:"object,omitempty"`
+	Instrument        string          `json:"instrument,omitempty"`
+	Result            *QuoteDocument  `json:"result,omitempty"`
+	InteractingObject string          `json:"interactingObject,omitempty"`
+	InteractionTarget string          `json:"interactionTarget,omitempty"`
 }
