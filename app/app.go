@@ -355,21 +355,11 @@ func (a *App) routes() http.Handler {
 	for _, p := range federation.Patterns() {
 		mux.HandleFunc(p, a.federation)
 	}
-	mux.HandleFunc("POST /inbox", a.inbox)
 	for _, p := range blog.Patterns() {
 		mux.HandleFunc(p, a.blog)
 	}
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost && inbox.IsPath(r.URL.Path) {
-			a.inbox(w, r)
-			return
-		}
-		if (r.Method == http.MethodGet || r.Method == http.MethodHead) && federation.IsProfilePath(r.URL.Path) {
-			a.profile(w, r)
-			return
-		}
-		a.notFound(w, r)
-	})
+	// The inboxes and the personas' negotiated addresses: see dispatch.
+	mux.HandleFunc("/", a.dispatched)
 	var h http.Handler = mux
 	if a.opts.CavageOnly {
 		h = refuseRFC9421Inbox(h)

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 
 	"github.com/murlog/murlog"
-	"github.com/murlog/murlog/activitypub"
 	"github.com/murlog/murlog/blog"
 	"github.com/murlog/murlog/config"
 	"github.com/murlog/murlog/federation"
@@ -57,16 +56,6 @@ func (a *App) blog(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	httpd.WriteError(w, r, a.log, murlog.NotFound("page"))
-}
-
-// profile serves a GET of "/@name…": the ActivityPub JSON to servers that
-// ask for it, the blog to everyone else. Both answer Vary: Accept.
-func (a *App) profile(w http.ResponseWriter, r *http.Request) {
-	if activitypub.Accepts(r.Header.Get("Accept")) {
-		a.federation(w, r)
-		return
-	}
-	a.blog(w, r)
 }
 
 // notFound answers what no route serves: the blog's themed page to a

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/config"
 	"github.com/murlog/murlog/federation"
+	"github.com/murlog/murlog/inbox"
 	"github.com/murlog/murlog/outbound"
 	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/social"
@@ -38,8 +38,7 @@ func (a *App) newOutbound(cfg *config.Config, site murlog.Site) *outbound.Client
 // refuses a signature it cannot read. Test-only: see Options.CavageOnly.
 func refuseRFC9421Inbox(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		inbox := r.URL.Path == "/inbox" || strings.HasSuffix(r.URL.Path, "/inbox")
-		if r.Method == http.MethodPost && inbox && r.Header.Get("Signature-Input") != "" {
+		if r.Method == http.MethodPost && inbox.IsPath(r.URL.Path) && r.Header.Get("Signature-Input") != "" {
 			http.Error(w, "signature not understood (this peer speaks only draft-cavage)", http.StatusUnauthorized)
 			return
 		}
