@@ -77,17 +77,21 @@ func dispatch(method, path, accept string) room {
 	return roomNotFound
 }
 
+// rooms are the handlers of the rooms, the running site's once setup is
+// complete (before, the guard answers).
+func (a *App) rooms() [roomBlog + 1]http.Handler {
+	return [...]http.Handler{
+		roomNotFound:   http.HandlerFunc(a.notFound),
+		roomInbox:      a.live(func(rt *running) http.Handler { return rt.inbox }),
+		roomFederation: a.live(func(rt *running) http.Handler { return rt.fed }),
+		roomBlog:       a.live(func(rt *running) http.Handler { return rt.blog }),
+	}
+}
+
 // dispatched serves a request the mux's patterns do not match, in the
 // room dispatch names.
-func (a *App) dispatched(w http.ResponseWriter, r *http.Request) {
-	switch dispatch(r.Method, r.URL.Path, r.Header.Get("Accept")) {
-	case roomInbox:
-		a.inbox(w, r)
-	case roomFederation:
-		a.federation(w, r)
-	case roomBlog:
-		a.blog(w, r)
-	default:
-		a.notFound(w, r)
+func dispatched(rooms [roomBlog + 1]http.Handler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		rooms[dispatch(r.Method, r.URL.Path, r.Header.Get("Accept"))].ServeHTTP(w, r)
 	}
 }
