@@ -30,9 +30,22 @@ type Error struct {
 	Code       Code
 	Message    string
 	Field      string        // the offending input field, when there is one
+	Reason     Reason        // why an EInvalid input was refused, when a page says it in words of its own
 	RetryAfter time.Duration // for ERateLimited and EUnavailable
 	Err        error         // internal cause; never sent to a client
 }
+
+// Reason says why an input was refused, for a page that words its message
+// in the reader's language (the setup wizard): it picks the message by the
+// Reason and the Field, never by Message's text. "" when only Message says.
+type Reason string
+
+// The reasons pages translate.
+const (
+	ReasonRequired Reason = "required"  // the field is empty
+	ReasonTooShort Reason = "too_short" // under its minimum length
+	ReasonTooLong  Reason = "too_long"  // over its maximum length
+)
 
 func (e *Error) Error() string {
 	s := string(e.Code) + ": " + e.Message
@@ -55,6 +68,25 @@ func Errorf(code Code, format string, args ...any) *Error {
 // Invalid returns an EInvalid error about one input field.
 func Invalid(field, format string, args ...any) *Error {
 	return &Error{Code: EInvalid, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// Required returns the EInvalid error of an empty field: "is required".
+func Required(field string) *Error {
+	return &Error{Code: EInvalid, Field: field, Message: "is required", Reason: ReasonRequired}
+}
+
+// TooShort is Invalid for a value under its minimum length.
+func TooShort(field, format string, args ...any) *Error {
+	e := Invalid(field, format, args...)
+	e.Reason = ReasonTooShort
+	return e
+}
+
+// TooLong is Invalid for a value over its maximum length.
+func TooLong(field, format string, args ...any) *Error {
+	e := Invalid(field, format, args...)
+	e.Reason = ReasonTooLong
+	return e
 }
 
 // NotFound returns an ENotFound error naming the kind of thing missing.

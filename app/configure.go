@@ -30,10 +30,10 @@ func (a *App) configure(ctx context.Context, values map[string]string) (err erro
 		return murlog.Errorf(murlog.EConflict, "murlog.ini already exists")
 	}
 	if values["data_dir"] == "" {
-		return murlog.Invalid("data_dir", "is required")
+		return murlog.Required("data_dir")
 	}
 	if values["media_path"] == "" {
-		return murlog.Invalid("media_path", "is required")
+		return murlog.Required("media_path")
 	}
 	for _, k := range []string{"data_dir", "media_path", "web_dir"} {
 		if config.HasControl(values[k]) {
