@@ -113,6 +113,18 @@ func ErrorCode(err error) Code {
 	return EInternal
 }
 
+// Found turns a lookup into found, not found or failure: true for a
+// value, false and no error for ENotFound, false and the error otherwise.
+func Found[T any](_ T, err error) (bool, error) {
+	switch ErrorCode(err) {
+	case "":
+		return true, nil
+	case ENotFound:
+		return false, nil
+	}
+	return false, err
+}
+
 // ErrorMessage returns the client-safe message of err.
 func ErrorMessage(err error) string {
 	var e *Error
