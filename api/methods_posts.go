@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/murlog/murlog"
-	"github.com/murlog/murlog/auth"
 	"github.com/murlog/murlog/post"
 )
 
@@ -61,7 +60,7 @@ func schedule(n Nullable[string]) (post.Schedule, error) {
 }
 
 func audience(ctx context.Context) murlog.Audience {
-	if auth.CallerFrom(ctx).Owner {
+	if murlog.CallerFrom(ctx).Owner {
 		return murlog.AudienceOwner
 	}
 	return murlog.AudiencePublic

@@ -95,7 +95,8 @@ type Deps struct {
 }
 
 // Handler serves the federation endpoints. Mount its Patterns on the
-// app's mux, and the profile paths ("/@…") too.
+// app's mux, and send it the reads of the profile paths ("/@…") that ask
+// for ActivityPub (the app's dispatch decides).
 type Handler struct {
 	d       Deps
 	mux     *http.ServeMux // discovery
@@ -193,14 +194,14 @@ func writeDoc(w http.ResponseWriter, ct []string, cache string, body []byte) {
 	w.Write(body)
 }
 
-// persona finds the persona of a "/@name/…" path and checks that the
-// client asked for ActivityPub; every such URL is negotiated, so each
-// answer varies by Accept. HTML is not served yet: a browser gets the
-// site's 404.
+// persona finds the persona of a "/@name/…" path. Every such URL is
+// negotiated, so each answer varies by Accept; the app sends here the
+// requests that ask for ActivityPub (app/dispatch.go) and a browser's to
+// the blog.
 func (h *Handler) persona(w http.ResponseWriter, r *http.Request) (*snapshot, *personaDoc, bool) {
 	w.Header()["Vary"] = h.hdr.vary
 	at := r.PathValue("at")
-	if len(at) < 2 || at[0] != '@' || !activitypub.Accepts(r.Header.Get("Accept")) {
+	if len(at) < 2 || at[0] != '@' {
 		h.notFound(w, r)
 		return nil, nil, false
 	}

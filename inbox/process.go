@@ -335,14 +335,6 @@ func (p *Processor) localPost(ctx context.Context, iri string) (*murlog.Post, *m
 // (the thing is unknown here), which is acknowledged, not refused.
 func ignorable(err error) bool { return murlog.ErrorCode(err) == murlog.ENotFound }
 
-// found turns a lookup into found / not found / failure.
-func found[T any](_ T, err error) (bool, error) {
-	if ignorable(err) {
-		return false, nil
-	}
-	return err == nil, err
-}
-
 // object returns the activity's object: embedded when the sender is its
 // origin, else fetched by a signed GET (never trusting a copy embedded by
 // another server).

@@ -94,7 +94,7 @@ func (p *Processor) delete(ctx context.Context, a *activity) error {
 	}
 	var other bool
 	err = p.d.Store.View(ctx, func(tx store.Tx) (err error) {
-		other, err = found(tx.RemoteActors().GetByURI(id))
+		other, err = murlog.Found(tx.RemoteActors().GetByURI(id))
 		return err
 	})
 	if err != nil {
@@ -204,7 +204,7 @@ func (p *Processor) cacheQuoted(ctx context.Context, uri string) error {
 	}
 	var cached bool
 	err := p.d.Store.View(ctx, func(tx store.Tx) (err error) {
-		cached, err = found(tx.RemotePosts().GetByURI(uri))
+		cached, err = murlog.Found(tx.RemotePosts().GetByURI(uri))
 		return err
 	})
 	if err != nil || cached {

@@ -25,10 +25,7 @@ var inboxPruneNS = uuid.MustParse("5d0c8f3e-9a41-4b6e-8f27-3c1e9b7a2d64")
 // DailyPrune is the inbox prune of t's day, with an id derived from
 // the day, for the worker's periodic schedule.
 func DailyPrune(t time.Time) queue.Job {
-	j := queue.NewJob(TopicPrune, []byte("{}"))
-	j.ID = uuid.NewSHA1(inboxPruneNS, []byte(TopicPrune+"/"+t.UTC().Format("2006-01-02"))).String()
-	j.Priority = 9
-	return j
+	return queue.OncePer(queue.Daily, inboxPruneNS, t, queue.NewJob(TopicPrune, []byte("{}")))
 }
 
 // RegisterJobs registers the inbox's own jobs (inbox.process is the

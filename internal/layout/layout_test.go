@@ -128,6 +128,18 @@ func TestRoomsDoNotReach(t *testing.T) {
 		{"federation", "worker", "federation runs no job: the inbox's and delivery's jobs are theirs", false},
 		{"federation", "queue", "federation enqueues nothing: the inbox and delivery do", true},
 		{"activitypub", "federation", "activitypub is the vocabulary both directions use", false},
+		// The HTTP edge resolves callers (murlog.Caller) without the
+		// auth service's package, and renderers are pure functions of
+		// their page model: none of them reaches the store.
+		{"httpd", "auth", "the caller is murlog.Caller; the auth service is a port (Authenticator)", false},
+		{"httpd", "store", "the HTTP edge reads no database", false},
+		{"theme", "httpd", "the content types are internal/contenttype's", false},
+		{"theme", "store", "a theme renders a page model", false},
+		{"theme", "auth", "a theme renders a page model", false},
+		{"blog/meta", "store", "head metadata is a pure function of the page", false},
+		{"blog/meta", "auth", "head metadata is a pure function of the page", false},
+		{"blog/feed", "store", "feeds are pure functions of their entries", false},
+		{"blog/feed", "auth", "feeds are pure functions of their entries", false},
 	} {
 		pkg, must := module+"/"+tc.pkg, module+"/"+tc.must
 		if _, ok := tr.imports[pkg]; !ok {

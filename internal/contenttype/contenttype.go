@@ -1,4 +1,7 @@
-package httpd
+// Package contenttype is the one table of the content types of the static
+// files murlog serves (theme assets, the owner's app). It is a leaf: the
+// renderers' packages and the HTTP edge use it without reaching each other.
+package contenttype
 
 import (
 	"path"
@@ -19,9 +22,9 @@ var contentTypes = map[string]string{
 	".woff2": "font/woff2", ".woff": "font/woff", ".ttf": "font/ttf", ".otf": "font/otf",
 }
 
-// ContentType is the content type of a static file by its name's
-// extension; application/octet-stream for any other.
-func ContentType(name string) string {
+// Of is the content type of a static file by its name's extension;
+// application/octet-stream for any other.
+func Of(name string) string {
 	if t, ok := contentTypes[strings.ToLower(path.Ext(name))]; ok {
 		return t
 	}
