@@ -355,6 +355,7 @@ func (a *App) routes() http.Handler {
 		mux.HandleFunc(p, a.federation)
 	}
 	mux.HandleFunc("POST /inbox", a.inbox)
+	mux.HandleFunc(LegacyPrefix, a.legacy) // murlog 0.8.1's addresses (legacy.go)
 	for _, p := range blog.Patterns() {
 		mux.HandleFunc(p, a.blog)
 	}
