@@ -2,7 +2,9 @@ package post
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -16,22 +18,37 @@ type slugCase struct {
 	Title, Slug, Why string
 }
 
-func slugTable(t *testing.T) []slugCase {
+type slugTable struct {
+	Reserved []string
+	Titles   []slugCase
+}
+
+func readSlugTable(t *testing.T) slugTable {
 	t.Helper()
 	b, err := os.ReadFile("testdata/slugs.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cs []slugCase
-	if err := json.Unmarshal(b, &cs); err != nil {
+	var st slugTable
+	if err := json.Unmarshal(b, &st); err != nil {
 		t.Fatal(err)
 	}
-	return cs
+	return st
+}
+
+// TestReservedSlugsAreTheTable: the composer refuses the same words.
+func TestReservedSlugsAreTheTable(t *testing.T) {
+	t.Parallel()
+	want := readSlugTable(t).Reserved
+	got := slices.Sorted(maps.Keys(reservedSlugs))
+	if !slices.Equal(got, want) {
+		t.Errorf("reserved slugs %v; testdata/slugs.json (the composer's list) says %v", got, want)
+	}
 }
 
 func TestSlugify(t *testing.T) {
 	t.Parallel()
-	for _, c := range slugTable(t) {
+	for _, c := range readSlugTable(t).Titles {
 		got := Slugify(c.Title)
 		if got != c.Slug {
 			t.Errorf("Slugify(%q) = %q; want %q (%s)", c.Title, got, c.Slug, c.Why)
