@@ -68,6 +68,9 @@ func TestArticleSlugAddresses(t *testing.T) {
 		t.Errorf("GET /@alice/hello-world = %d; want the article with %s\n%.500s", r.status, canonical, r.body)
 	}
 	e.wantRedirect("/@alice/"+a.ID, "/@alice/hello-world")
+	if alt := `<link rel="alternate" href="https://blog.example/@alice/` + a.ID + `" type="application/activity+json">`; !strings.Contains(r.body, alt) {
+		t.Errorf("the article's page does not point ActivityPub clients to its id: want %s", alt)
+	}
 
 	e.edit(post.UpdateInput{ID: a.ID, Slug: ptr("greetings")})
 	e.clock.Advance(time.Second)
@@ -160,6 +163,9 @@ func TestPagesInTheMenuOnly(t *testing.T) {
 	}
 	if strings.Contains(r.body, "post-neighbours") || strings.Contains(r.body, "dt-published") {
 		t.Errorf("the page's own page shows neighbours or a date")
+	}
+	if strings.Contains(r.body, `type="application/activity+json"`) {
+		t.Errorf("the page's own page links an ActivityPub document, which a page does not have")
 	}
 	if r := e.get(e.postPath(last), "Accept", "text/html"); !strings.Contains(r.body, `neighbour-older"><a href="https://blog.example/@alice/first-post"`) {
 		t.Errorf("the last post's older neighbour is not the first post (pages are skipped)")
