@@ -30,7 +30,7 @@ func (l *Loader) PostPage(ctx context.Context, username, seg string) (*Page, err
 				return err
 			}
 		case len(seg) <= murlog.MaxSlug:
-			p, err = s.tx.PublicPosts().BySlug(s.persona.ID, seg, s.now)
+			p, err = l.slugPost(s, seg)
 			if murlog.ErrorCode(err) == murlog.ENotFound {
 				page = l.errorOf(s, 404)
 				return nil

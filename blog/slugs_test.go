@@ -194,3 +194,22 @@ func TestPagesInTheMenuOnly(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestSlugPageIsKept: a resident server keeps the article it found by
+// slug, so its page reads no row in the steady state, until the write's
+// Invalidate.
+func TestSlugPageIsKept(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.loader.SiteTTL = time.Hour
+	a := e.post(post.CreateInput{Kind: murlog.KindArticle, Title: "Hello", Content: "kept text"})
+	if r := e.noFollow("/@alice/hello", "Accept", "text/html"); r.status != 200 {
+		t.Fatalf("GET /@alice/hello = %d", r.status)
+	}
+	e.edit(post.UpdateInput{ID: a.ID, Slug: ptr("renamed")}) // behind the cache's back: no Invalidate
+	if r := e.noFollow("/@alice/hello", "Accept", "text/html"); r.status != 200 {
+		t.Errorf("GET /@alice/hello before Invalidate = %d; want the kept page (200)", r.status)
+	}
+	e.loader.Invalidate()
+	e.wantRedirect("/@alice/hello", "/@alice/renamed")
+}
