@@ -20,10 +20,11 @@ const (
 	roomInbox                  // inbox.Handler (it answers 405 to anything but POST)
 	roomFederation             // federation.Handler: the ActivityPub JSON
 	roomBlog                   // blog.Handler: pages and feeds
+	roomLegacy                 // murlog 0.8.1's addresses: 301s to today's (legacy.go)
 )
 
 func (r room) String() string {
-	return [...]string{"not found", "inbox", "federation", "blog"}[r]
+	return [...]string{"not found", "inbox", "federation", "blog", "0.8.1 redirect"}[r]
 }
 
 // client is whom a rule is for, by the request's Accept.
@@ -52,8 +53,11 @@ var dispatchRules = []struct {
 	client  client
 	room    room
 }{
-	// POST /inbox (the shared inbox) and POST /@name/inbox.
+	// POST /inbox (the shared inbox), POST /@name/inbox and murlog
+	// 0.8.1's POST /users/name/inbox.
 	{postOnly, inbox.IsPath, anyClient, roomInbox},
+	// murlog 0.8.1's /users/name… read by anyone: a 301 to today's address.
+	{reads, isLegacyPath, anyClient, roomLegacy},
 	// "/@name…": the actor, its collections and notes as ActivityPub…
 	{reads, federation.IsProfilePath, apClient, roomFederation},
 	// …and the persona's site, posts, search and feeds as the blog.
@@ -79,18 +83,19 @@ func dispatch(method, path, accept string) room {
 
 // rooms are the handlers of the rooms, the running site's once setup is
 // complete (before, the guard answers).
-func (a *App) rooms() [roomBlog + 1]http.Handler {
+func (a *App) rooms() [roomLegacy + 1]http.Handler {
 	return [...]http.Handler{
 		roomNotFound:   http.HandlerFunc(a.notFound),
 		roomInbox:      a.live(func(rt *running) http.Handler { return rt.inbox }),
 		roomFederation: a.live(func(rt *running) http.Handler { return rt.fed }),
 		roomBlog:       a.live(func(rt *running) http.Handler { return rt.blog }),
+		roomLegacy:     a.live(a.legacy),
 	}
 }
 
 // dispatched serves a request the mux's patterns do not match, in the
 // room dispatch names.
-func dispatched(rooms [roomBlog + 1]http.Handler) http.HandlerFunc {
+func dispatched(rooms [roomLegacy + 1]http.Handler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		rooms[dispatch(r.Method, r.URL.Path, r.Header.Get("Accept"))].ServeHTTP(w, r)
 	}

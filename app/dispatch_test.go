@@ -20,6 +20,10 @@ func TestDispatch(t *testing.T) {
 		{"POST", "/inbox", "", roomInbox},
 		{"POST", "/inbox", browser, roomInbox},
 		{"POST", "/@alice/inbox", ap, roomInbox},
+		{"POST", "/users/alice/inbox", ap, roomInbox}, // murlog 0.8.1's inbox is served, not redirected
+		{"GET", "/users/alice", ap, roomLegacy},
+		{"GET", "/users/alice/posts/0190f5e2-1c3a-7cc2-9a4b-2f7c3c1d9e01", browser, roomLegacy},
+		{"HEAD", "/users/alice/outbox", "", roomLegacy},
 		{"POST", "/@alice/outbox", ap, roomNotFound},
 		{"POST", "/@alice", ap, roomNotFound},
 		{"POST", "/@alice/x/inbox", "", roomNotFound},

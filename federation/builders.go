@@ -165,7 +165,7 @@ func PostObject(site murlog.Site, p *murlog.Persona, post *murlog.Post, o PostOp
 		InReplyTo:    o.InReplyTo,
 		Summary:      post.Summary,
 		Content:      post.Content,
-		URL:          site.PostURL(u, post.ID),
+		URL:          site.PageURL(u, post.ID, post.Slug), // Mastodon links to url, Article or Note
 		To:           to,
 		Cc:           cc,
 		Sensitive:    ptr(post.Sensitive || post.Summary != ""),

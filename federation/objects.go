@@ -59,7 +59,8 @@ func (h *Handler) visiblePost(w http.ResponseWriter, r *http.Request, id string)
 		h.fail(w, r, err)
 		return nil, nil, nil, "", false
 	}
-	if post.PersonaID != pd.p.ID {
+	if post.PersonaID != pd.p.ID || post.Page {
+		// A page is part of the site, never federated: no document.
 		h.notFound(w, r)
 		return nil, nil, nil, "", false
 	}
@@ -114,11 +115,40 @@ func (h *Handler) gone(w http.ResponseWriter, r *http.Request, pd *personaDoc, i
 }
 
 func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
+	if id := r.PathValue("id"); !murlog.ValidID(id) {
+		h.slug(w, r, id)
+		return
+	}
 	s, pd, post, cache, ok := h.visiblePost(w, r, r.PathValue("id"))
 	if !ok {
 		return
 	}
 	h.writeJSON(w, r, http.StatusOK, cache, PostObject(h.d.Site, pd.p, post, s.optionsOf(post)))
+}
+
+// slug answers an ActivityPub fetch of an article's page address,
+// /@name/<slug> (its url, which a user may paste into a search): 301 to
+// its id, /@name/<id>, as Mastodon follows a redirect and then reads the
+// object's own id. A page, or a slug nobody has, is a 404.
+func (h *Handler) slug(w http.ResponseWriter, r *http.Request, slug string) {
+	_, pd, ok := h.persona(w, r)
+	if !ok {
+		return
+	}
+	var post *murlog.Post
+	err := h.d.Store.View(r.Context(), func(tx store.Tx) error {
+		var err error
+		post, err = tx.PublicPosts().BySlug(pd.p.ID, slug, h.d.Now())
+		return err
+	})
+	switch {
+	case murlog.ErrorCode(err) == murlog.ENotFound || err == nil && post.Page:
+		h.notFound(w, r)
+	case err != nil:
+		h.fail(w, r, err)
+	default:
+		http.Redirect(w, r, h.d.Site.PostURL(pd.p.Username, post.ID), http.StatusMovedPermanently)
+	}
 }
 
 // postPart serves /@name/{id}/replies (the replies collection) and
@@ -298,7 +328,7 @@ func (h *Handler) featured(w http.ResponseWriter, r *http.Request) {
 				if err != nil {
 					return err
 				}
-				if p.PersonaID == pd.p.ID && p.PublicAt(now) {
+				if p.PersonaID == pd.p.ID && p.PublicAt(now) && !p.Page {
 					o := PostObject(h.d.Site, pd.p, p, s.optionsOf(p))
 					o.Context = nil
 					items = append(items, o)

@@ -151,7 +151,29 @@ func New(d Deps) *Handler {
 
 // IsPath reports whether a POST to path goes to an inbox.
 func IsPath(path string) bool {
-	return path == "/inbox" || federation.IsProfilePath(path) && strings.HasSuffix(path, "/inbox") && strings.Count(path, "/") == 2
+	_, ok := inboxName(path)
+	return path == "/inbox" || ok
+}
+
+// inboxName is the persona name of a persona's inbox path: "/@name/inbox",
+// or "/users/name/inbox", where murlog 0.8.1 had it and where servers that
+// followed a persona before the upgrade still deliver. The old path is
+// served rather than redirected: the signature covers the path the
+// request was sent to, and a POST is not re-sent to a redirect's target
+// with a new one.
+func inboxName(path string) (string, bool) {
+	rest, ok := strings.CutSuffix(path, "/inbox")
+	if !ok {
+		return "", false
+	}
+	name, ok := strings.CutPrefix(rest, "/@")
+	if !ok {
+		name, ok = strings.CutPrefix(rest, "/users/")
+	}
+	if !ok || name == "" || strings.Contains(name, "/") {
+		return "", false
+	}
+	return name, true
 }
 
 // refuse answers a refusal with its status and logs one line naming the
@@ -334,7 +356,7 @@ func (in *Handler) persona(w http.ResponseWriter, r *http.Request) (string, bool
 	if r.URL.Path == "/inbox" {
 		return "", true
 	}
-	name := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/@"), "/inbox")
+	name, _ := inboxName(r.URL.Path)
 	p, err := in.d.Personas.Persona(r.Context(), name)
 	if murlog.ErrorCode(err) == murlog.ENotFound {
 		in.refuse(w, r, http.StatusNotFound, "no persona "+federation.SanitizeLog(name))

@@ -37,6 +37,10 @@ func TestInboxAcceptsSignedActivities(t *testing.T) {
 		{"cavage, /main-key (GoToSocial)", "/inbox", g, httpsig.Cavage},
 		{"rfc9421, /main-key", "/@alice/inbox", g, httpsig.RFC9421},
 		{"rfc9421, Ed25519 (FEP-521a Multikey)", "/inbox", e, httpsig.RFC9421},
+		// Servers that followed alice on murlog 0.8.1 still deliver to
+		// its inbox: the old path is served, not redirected.
+		{"cavage, murlog 0.8.1's persona inbox", "/users/alice/inbox", a, httpsig.Cavage},
+		{"rfc9421, murlog 0.8.1's persona inbox", "/users/ALICE/inbox", g, httpsig.RFC9421},
 	}
 	for i, tc := range cases {
 		body := create(rm.actorURI(tc.actor), i)
@@ -48,6 +52,22 @@ func TestInboxAcceptsSignedActivities(t *testing.T) {
 	}
 	if n := inboxJobs(t, s); n != len(cases) {
 		t.Errorf("inbox.process jobs = %d; want %d", n, len(cases))
+	}
+	err = s.App.Store().View(ctx, func(tx store.Tx) error {
+		alice, err := tx.Personas().GetByUsername("alice")
+		if err != nil {
+			return err
+		}
+		for i := len(cases) - 2; i < len(cases); i++ {
+			it, err := tx.InboxItems().Get(federationItem(rm.actorURI(cases[i].actor), i))
+			if err != nil || it.PersonaID != alice.ID {
+				t.Errorf("%s: item %+v, %v; want one for alice's inbox", cases[i].name, it, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	if n := rm.hits.Load(); n != 3 {
 		t.Errorf("remote answered %d requests; want 3 (one actor fetch per key, then the cache)", n)
