@@ -360,7 +360,7 @@ func (s *Service) ChangePassword(ctx context.Context, in ChangePasswordInput) (i
 	}
 	revoked := 0
 	err = s.store.Update(ctx, func(tx store.Tx) error {
-		if err := tx.LoginAttempts().Delete(in.ClientKey); err != nil {
+		if err := clearAfterPassword(tx, in.ClientKey); err != nil {
 			return err
 		}
 		if err := tx.Settings().Set(murlog.SettingPasswordHash, newHash); err != nil {
