@@ -16,6 +16,7 @@ import (
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/auth"
+	"github.com/murlog/murlog/httpd"
 )
 
 // TestAnonymousBatchesInFlightAreCapped holds MaxAnonBatches anonymous
@@ -207,7 +208,7 @@ func TestAnonBatchSlotsAreCapped(t *testing.T) {
 	for range MaxAnonBatches {
 		s.releaseAnonBatch()
 	}
-	if n := len(s.anonBatches); n != 0 {
+	if n := s.anonBatches.InUse(); n != 0 {
 		t.Errorf("%d slots in use after every one was released; want 0", n)
 	}
 }
@@ -216,7 +217,7 @@ func TestAnonBatchSlotsAreCapped(t *testing.T) {
 // larger than what is left is replaced by an error naming the limit, and
 // every later call gets the same error.
 func TestBudgetRefusesWhatDoesNotFit(t *testing.T) {
-	b := &budget{limit: 200}
+	b := &budget{Budget: httpd.Budget{Limit: 200}}
 	small := &response{JSONRPC: "2.0", ID: json.RawMessage("1"), Result: "ok"}
 	big := &response{JSONRPC: "2.0", ID: json.RawMessage("2"), Result: strings.Repeat("x", 300)}
 	out, sent := b.encode(small)

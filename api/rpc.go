@@ -16,7 +16,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/auth"
@@ -53,8 +52,8 @@ type Server struct {
 	log     *slog.Logger
 	deps    Deps
 	names   usernameCache
-	// anonBatches holds one token per anonymous batch in flight.
-	anonBatches chan struct{}
+	// anonBatches holds one slot per anonymous batch in flight.
+	anonBatches *httpd.Slots
 	// bufs recycles the buffers responses are encoded into.
 	bufs sync.Pool
 }
@@ -120,8 +119,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// a slot that other readers wait for.
 	if anon && len(body) > 0 && body[0] == '[' {
 		if !s.acquireAnonBatch(r) {
-			err := &murlog.Error{Code: murlog.EUnavailable, RetryAfter: time.Second,
-				Message: fmt.Sprintf("too many anonymous batch requests in flight (limit %d); retry in a second", MaxAnonBatches)}
+			err := s.anonBatches.Busy()
 			httpd.SetRetryAfter(w, err)
 			s.writeResponse(w, errorResponse(nullID, err))
 			return
@@ -130,10 +128,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	st := &callState{}
 	ctx := context.WithValue(r.Context(), stateKey{}, st)
-	b := &budget{limit: OwnerBudget, pool: &s.bufs}
+	b := &budget{Budget: httpd.Budget{Limit: OwnerBudget}, pool: &s.bufs}
 	defer b.release()
 	if anon {
-		b.limit = AnonBudget
+		b.Limit = AnonBudget
 	}
 
 	var parts [][]byte // encoded responses of a batch
@@ -152,7 +150,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case batch:
 		for i := range elems {
 			el := &elems[i]
-			if b.spent() {
+			if b.Spent() {
 				// Not run: answer with the budget error, or nothing for
 				// a notification.
 				if req := parseRequest(el); req.ID != nil || req.err != nil {
