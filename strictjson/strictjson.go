@@ -80,9 +80,10 @@ type Member struct {
 }
 
 // Check checks one JSON document (a top-level array is a value, not a
-// batch) and returns nil, or an EInvalid saying what is wrong: field
-// "body" for a syntax error, else the path of the problem ("ids: is given
-// twice (duplicate keys are refused)").
+// batch) and returns nil, or an EInvalid saying what is wrong: on field
+// "body" for a syntax error, else on the path of the problem, which its
+// message names too, for clients that show only the message ("ids: is
+// given twice (duplicate keys are refused)").
 func Check(body []byte) error {
 	s := &scanner{data: body, keep: 1, members: -1} // no members kept
 	s.keys, s.path = s.keysBuf[:0], s.pathBuf[:0]
@@ -105,7 +106,7 @@ func Check(body []byte) error {
 		if field == "" {
 			field = "body"
 		}
-		return murlog.Invalid(field, "%s", el.Problem.Msg)
+		return murlog.Invalid(field, "%s: %s", field, el.Problem.Msg)
 	}
 	return nil
 }
