@@ -300,8 +300,14 @@ func readIDs(w http.ResponseWriter, r *http.Request) ([]string, error) {
 }
 
 // fail answers an error through httpd (JSON for the API, text for the
-// rest; a store failure is a 500 with no detail, logged).
+// rest; a store failure is a 500 with no detail, logged). A browser
+// asking for a page while the site cannot serve it (EUnavailable: the disk
+// is full, the database is busy) gets the theme's error page instead, 503
+// with Retry-After (unavailable.go).
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	if h.unavailablePage(w, r, err) {
+		return
+	}
 	h.security(w.Header(), BaseCSP)
 	httpd.WriteError(w, r, h.log, err)
 }
