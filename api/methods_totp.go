@@ -62,7 +62,7 @@ func (s *Server) registerTOTP() {
 		if err := sessionOnly(ctx, "totp.verify"); err != nil {
 			return nil, err
 		}
-		codes, err := s.deps.Auth.VerifyTOTP(ctx, p.Code)
+		codes, err := s.deps.Auth.VerifyTOTP(ctx, auth.VerifyTOTPInput{Code: p.Code, ClientKey: murlog.CallerFrom(ctx).ClientKey})
 		if err != nil {
 			return nil, err
 		}

@@ -245,12 +245,19 @@ func (s *Service) Session(ctx context.Context, secret string) (*murlog.Session, 
 	if err != nil || !stale {
 		return sess, false, err
 	}
+	// Best effort, like a token's: a database that cannot take the write
+	// (busy, a full disk) must not log the owner out of a site that still
+	// reads; the session is renewed by a later request.
+	renewed := *sess
 	err = s.store.Update(ctx, func(tx store.Tx) error {
-		sess.LastSeenAt = tx.Now()
-		sess.ExpiresAt = tx.Now().Add(s.SessionTTL)
-		return tx.Sessions().Touch(hash, sess.LastSeenAt, sess.ExpiresAt)
+		renewed.LastSeenAt = tx.Now()
+		renewed.ExpiresAt = tx.Now().Add(s.SessionTTL)
+		return tx.Sessions().Touch(hash, renewed.LastSeenAt, renewed.ExpiresAt)
 	})
-	return sess, err == nil, err
+	if err != nil {
+		return sess, false, nil
+	}
+	return &renewed, true, nil
 }
 
 // Token returns the API token for a bearer secret.
@@ -327,7 +334,7 @@ func (s *Service) ChangePassword(ctx context.Context, in ChangePasswordInput) (i
 	}
 	revoked := 0
 	err = s.store.Update(ctx, func(tx store.Tx) error {
-		if err := tx.LoginAttempts().Delete(in.ClientKey); err != nil {
+		if err := clearAfterPassword(tx, in.ClientKey); err != nil {
 			return err
 		}
 		if err := tx.Settings().Set(murlog.SettingPasswordHash, newHash); err != nil {

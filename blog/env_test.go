@@ -38,6 +38,7 @@ type env struct {
 	posts  *post.Service
 	alice  *murlog.Persona
 	loader *blog.Loader
+	h      *blog.Handler
 	srv    *httptest.Server
 }
 
@@ -68,7 +69,8 @@ func newEnv(t *testing.T) *env {
 	e.update(func(tx store.Tx) error { return tx.Personas().Create(e.alice) })
 	e.posts = post.New(db, e.site)
 	e.loader = &blog.Loader{Site: e.site, Store: db, Themes: theme.NewSet(shippedThemes(t), theme.Options{Log: quiet}), Log: quiet, Now: c.Now}
-	e.srv = httptest.NewServer(blog.NewHandler(e.loader))
+	e.h = blog.NewHandler(e.loader)
+	e.srv = httptest.NewServer(e.h)
 	t.Cleanup(e.srv.Close)
 	return e
 }

@@ -482,7 +482,8 @@ func validTag(tag string) bool {
 	return !strings.ContainsAny(tag, "/#?\x00 \t\r\n")
 }
 
-// ErrorPage loads a themed 404 or 410 page in the primary persona's theme.
+// ErrorPage loads a themed 404, 410 or 503 page in the primary persona's
+// theme.
 func (l *Loader) ErrorPage(ctx context.Context, status int) (*Page, error) {
 	var page *Page
 	err := l.view(ctx, func(tx store.Tx) error {
@@ -507,8 +508,11 @@ func (l *Loader) errorPage(tx store.Tx, s *scope, status int) (*Page, error) {
 func (l *Loader) errorOf(s *scope, status int) *Page {
 	p := l.base(s, "error")
 	e := &ErrorView{Status: status, Title: s.t["page_not_found"], Message: s.t["page_not_found_message"]}
-	if status == 410 {
+	switch status {
+	case 410:
 		e.Title, e.Message, e.Gone = s.t["gone"], s.t["gone_message"], true
+	case 503:
+		e.Title, e.Message = s.t["unavailable"], s.t["unavailable_message"]
 	}
 	p.Error = e
 	p.Meta = l.meta(s, p, "error", nil, e.Title, "", "", "")

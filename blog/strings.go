@@ -40,6 +40,8 @@ var stringsEN = Strings{
 
 	"page_not_found_message": "There is no page at this address. It may have moved, or the link may be mistyped.",
 	"gone_message":           "The author deleted this post. It is no longer available.",
+	"unavailable":            "Temporarily unavailable",
+	"unavailable_message":    "The site cannot answer this right now. Please try again in a few minutes.",
 	"search_shortened":       "Your search was long, so only its first 200 characters were used.",
 	"search_terms_dropped":   "Only the first 8 words of your search were used.",
 	"hatena":                 "Hatena Bookmark",
@@ -80,6 +82,8 @@ var stringsJA = Strings{
 
 	"page_not_found_message": "このアドレスにページはありません。移動したか、リンクが間違っている可能性があります。",
 	"gone_message":           "この投稿は作者によって削除されました。",
+	"unavailable":            "一時的に利用できません",
+	"unavailable_message":    "ただいまこのページを表示できません。数分後にもう一度お試しください。",
 	"search_shortened":       "検索語が長いため、最初の200文字で検索しました。",
 	"search_terms_dropped":   "検索語が多いため、最初の8語で検索しました。",
 	"hatena":                 "はてなブックマーク",

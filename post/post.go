@@ -97,10 +97,10 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*murlog.Post, err
 		Source: in.Content, Summary: strings.TrimSpace(in.Summary), Sensitive: in.Sensitive,
 		Visibility: in.Visibility, Language: strings.TrimSpace(in.Language), InReplyTo: strings.TrimSpace(in.InReplyTo),
 		AsNote: in.AsNote, Slug: in.Slug, Page: in.Page}
+	// Everything that can refuse the post is checked before the mention
+	// lookups, which may wait up to MentionTimeout on remote servers: a
+	// post that would be refused costs no request to anyone.
 	if err := validIRI("in_reply_to", p.InReplyTo); err != nil {
-		return nil, err
-	}
-	if err := s.prepare(p, s.resolveMentions(ctx, p.Kind, p.Source)); err != nil {
 		return nil, err
 	}
 	if in.PersonaID != "" && !murlog.ValidID(in.PersonaID) {
@@ -109,6 +109,16 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*murlog.Post, err
 	if err := validSchedule(in.PublishedAt); err != nil {
 		return nil, err
 	}
+	if err := validate(p); err != nil {
+		return nil, err
+	}
+	if err := s.store.View(ctx, func(tx store.Tx) error {
+		_, err := personaID(tx, in.PersonaID)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	s.renderContent(p, s.resolveMentions(ctx, p.Kind, p.Source))
 	err := s.store.Update(ctx, func(tx store.Tx) error {
 		pid, err := personaID(tx, in.PersonaID)
 		if err != nil {
@@ -161,21 +171,24 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (*murlog.Post, err
 		}
 	}
 	// New text gets its mentions looked up before the write transaction:
-	// the lookups go to remote servers.
+	// the lookups go to remote servers. The edit is checked first, on the
+	// post as it stands, so an edit that would be refused asks nobody.
 	var resolved mentionSet
 	if in.Content != nil && s.mentions != nil {
-		var kind murlog.PostKind
+		var edited murlog.Post
 		err := s.store.View(ctx, func(tx store.Tx) error {
 			p, err := tx.Posts().Get(in.ID)
-			if err == nil {
-				kind = p.Kind
+			if err != nil {
+				return err
 			}
-			return err
+			edited = *p
+			in.apply(&edited)
+			return validate(&edited)
 		})
 		if err != nil {
 			return nil, err
 		}
-		resolved = s.resolveMentions(ctx, kind, *in.Content)
+		resolved = s.resolveMentions(ctx, edited.Kind, edited.Source)
 	}
 	var p *murlog.Post
 	err := s.store.Update(ctx, func(tx store.Tx) error {
@@ -186,43 +199,15 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (*murlog.Post, err
 		}
 		before := *p
 		was := p.PublishedAt
-		if in.Title != nil {
-			p.Title = strings.TrimSpace(*in.Title)
-		}
-		if in.Content != nil {
-			p.Source = *in.Content
-		}
-		if in.Summary != nil {
-			p.Summary = strings.TrimSpace(*in.Summary)
-			if p.Summary == "" && in.Sensitive == nil {
-				p.Sensitive = false // clearing the warning clears what it forced
-			}
-		}
-		if in.Sensitive != nil {
-			p.Sensitive = *in.Sensitive
-		}
-		if in.Visibility != nil {
-			p.Visibility = *in.Visibility
-		}
-		if in.Language != nil {
-			p.Language = strings.TrimSpace(*in.Language)
-		}
-		if in.AsNote != nil {
-			p.AsNote = *in.AsNote
-		}
-		if in.Slug != nil {
-			p.Slug = *in.Slug
-		}
-		if in.Page != nil {
-			p.Page = *in.Page
-		}
+		in.apply(p)
 		known := resolved
 		if known == nil {
 			known = keptMentions(p)
 		}
-		if err := s.prepare(p, known); err != nil {
+		if err := validate(p); err != nil {
 			return err
 		}
+		s.renderContent(p, known)
 		if in.PublishedAt != nil {
 			p.PublishedAt = resolve(*in.PublishedAt, tx.Now())
 		}
@@ -242,6 +227,40 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (*murlog.Post, err
 		return nil, err
 	}
 	return p, nil
+}
+
+// apply sets the fields in sets on p.
+func (in *UpdateInput) apply(p *murlog.Post) {
+	if in.Title != nil {
+		p.Title = strings.TrimSpace(*in.Title)
+	}
+	if in.Content != nil {
+		p.Source = *in.Content
+	}
+	if in.Summary != nil {
+		p.Summary = strings.TrimSpace(*in.Summary)
+		if p.Summary == "" && in.Sensitive == nil {
+			p.Sensitive = false // clearing the warning clears what it forced
+		}
+	}
+	if in.Sensitive != nil {
+		p.Sensitive = *in.Sensitive
+	}
+	if in.Visibility != nil {
+		p.Visibility = *in.Visibility
+	}
+	if in.Language != nil {
+		p.Language = strings.TrimSpace(*in.Language)
+	}
+	if in.AsNote != nil {
+		p.AsNote = *in.AsNote
+	}
+	if in.Slug != nil {
+		p.Slug = *in.Slug
+	}
+	if in.Page != nil {
+		p.Page = *in.Page
+	}
 }
 
 // Delete removes a post.
@@ -404,10 +423,10 @@ func personaID(tx store.Tx, id string) (string, error) {
 	return p.ID, nil
 }
 
-// prepare validates p's editable fields and renders its content, linking
-// the mentions in known to their profile pages and keeping them as p's
-// mentions.
-func (s *Service) prepare(p *murlog.Post, known mentionSet) error {
+// validate checks p's editable fields, normalising their line breaks.
+// It asks nothing of the store or the network, so it runs before
+// anything that does.
+func validate(p *murlog.Post) error {
 	if err := checkTexts(p); err != nil {
 		return err
 	}
@@ -462,13 +481,18 @@ func (s *Service) prepare(p *murlog.Post, known mentionSet) error {
 	if p.Language != "" && !murlog.ValidLanguage(p.Language) {
 		return murlog.Invalid("language", "must be a language tag such as ja or en-US")
 	}
+	return nil
+}
+
+// renderContent renders p's content (validated), linking the mentions in known
+// to their profile pages and keeping them as p's mentions.
+func (s *Service) renderContent(p *murlog.Post, known mentionSet) {
 	r := render(s.rendererFor(known), p.Kind, p.Source)
 	p.Content, p.Tags, p.Mentions = r.HTML, r.Tags, mentioned(r, known)
 	p.Excerpt, p.Image = markup.PlainTextPrefix(r.HTML, murlog.ExcerptLen), ""
 	if p.Kind == murlog.KindArticle {
 		p.Image = markup.FirstImage(r.HTML)
 	}
-	return nil
 }
 
 // contentLimit is how many characters a post of kind may have (as

@@ -73,7 +73,7 @@ func Validate(in *Input) []error {
 	if err := persona.ValidateDisplayName(in.DisplayName); err != nil {
 		errs = append(errs, err)
 	}
-	if v, err := siteconfig.CheckText("site_name", in.SiteName, siteconfig.MaxShort); err != nil {
+	if v, err := siteconfig.CheckName("site_name", in.SiteName, siteconfig.MaxShort); err != nil {
 		errs = append(errs, err)
 	} else {
 		in.SiteName = v

@@ -42,7 +42,8 @@ type PublicPosts interface {
 	Neighbours(p *murlog.Post, now time.Time) (older, newer *murlog.Post, err error)
 	// ByIDs returns the listed posts among ids in the order given; ids that
 	// are unknown, repeated, unlisted or not published are dropped. At most
-	// MaxByIDs ids are read; more is an EInvalid error.
+	// MaxByIDs ids are read; more is an EInvalid error. The posts are read
+	// as for PublicQuery.Excerpts: it serves lists.
 	ByIDs(ids []string, now time.Time) ([]*murlog.Post, error)
 	// Search returns listed posts whose title or source contains every
 	// term of q.Terms (case-insensitive, any script), newest published
@@ -80,6 +81,10 @@ type PublicQuery struct {
 	// unknown or unlisted cursor is an EInvalid error.
 	After string
 	Limit int // must be positive
+	// Excerpts reads the posts for a list of excerpts: Content, most of
+	// a row, is left empty for a post with a stored Excerpt, and read only
+	// for an older one without, from which the excerpt is then derived.
+	Excerpts bool
 }
 
 // SearchQuery selects a page of search results.

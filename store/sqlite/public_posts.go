@@ -12,6 +12,18 @@ import (
 	"github.com/murlog/murlog/store"
 )
 
+// publicCols are postCols without the source: the public never sees the
+// owner's source text, and a list then reads about half the bytes (a row's
+// source and content are most of it).
+const publicCols = `id, persona_id, kind, title, '' AS source, content, summary, sensitive, visibility,
+	language, tags, in_reply_to, quote_of, mentions, as_note, published_at, created_at, updated_at, excerpt, image, slug, page`
+
+// excerptCols are publicCols for a list of excerpts (PublicQuery.Excerpts):
+// the content is read only for a row with no stored excerpt.
+const excerptCols = `id, persona_id, kind, title, '' AS source, CASE WHEN excerpt = '' THEN content ELSE '' END AS content,
+	summary, sensitive, visibility, language, tags, in_reply_to, quote_of, mentions, as_note, published_at, created_at,
+	updated_at, excerpt, image, slug, page`
+
 // publicPosts are the anonymous reader's queries. Each includes
 // publicPredicate; "listed" adds visibility = 'public'.
 //
@@ -19,12 +31,6 @@ import (
 // lists and search terms travel as one JSON or FTS parameter), so the
 // per-connection statement cache, which is keyed by the text, stays small
 // whatever readers send.
-// publicCols are postCols without the source: the public never sees the
-// owner's source text, and a list then reads about half the bytes (a row's
-// source and content are most of it).
-const publicCols = `id, persona_id, kind, title, '' AS source, content, summary, sensitive, visibility,
-	language, tags, in_reply_to, quote_of, mentions, as_note, published_at, created_at, updated_at, excerpt, image, slug, page`
-
 type publicPosts struct{ t *tx }
 
 // shown is the predicate of the sitemap: every post and page anyone may
@@ -122,12 +128,16 @@ func (r publicPosts) List(q store.PublicQuery) ([]*murlog.Post, error) {
 	if err != nil {
 		return nil, err
 	}
-	where, key := "SELECT "+publicCols+" FROM posts WHERE ", postsKey
+	cols := publicCols
+	if q.Excerpts {
+		cols = excerptCols
+	}
+	where, key := "SELECT "+cols+" FROM posts WHERE ", postsKey
 	var args []any
 	if q.Tag != "" {
 		// post_tags has none of posts' column names, so the columns and
 		// the predicate need no qualifier.
-		where, key = "SELECT "+publicCols+" FROM post_tags t JOIN posts p ON p.id = t.post_id WHERE t.tag = lower(?) AND ", tagsKey
+		where, key = "SELECT "+cols+" FROM post_tags t JOIN posts p ON p.id = t.post_id WHERE t.tag = lower(?) AND ", tagsKey
 		args = append(args, q.Tag)
 	}
 	nowSlot := len(args)
@@ -177,7 +187,7 @@ func (r publicPosts) ByIDs(ids []string, now time.Time) ([]*murlog.Post, error) 
 		return []*murlog.Post{}, nil
 	}
 	list, _ := json.Marshal(ids) // strings only
-	found, err := manyPosts(r.t, len(ids), "SELECT "+publicCols+" FROM posts WHERE id IN (SELECT value FROM json_each(?)) AND "+listed,
+	found, err := manyPosts(r.t, len(ids), "SELECT "+excerptCols+" FROM posts WHERE id IN (SELECT value FROM json_each(?)) AND "+listed,
 		string(list), micros(now))
 	if err != nil {
 		return nil, err

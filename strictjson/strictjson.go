@@ -1,121 +1,160 @@
-package api
+// Package strictjson checks JSON bodies before anything decodes them, for
+// the JSON-RPC API and the public read API alike, because encoding/json is
+// lenient where a filter in front of us (or a reviewer reading a log) is
+// not: it lets the last of duplicated keys win, matches keys
+// case-insensitively and turns invalid UTF-8 and unpaired surrogate
+// escapes into U+FFFD. Scan refuses all of that in one pass over the
+// bytes, without allocating for well-formed input, and splits a batch into
+// its elements and each top-level object into its members on the way.
+package strictjson
 
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/murlog/murlog"
 )
 
-// maxDepth is how deeply a request body may nest arrays and objects. The
-// deepest real request is a batch of personas.update calls: batch, request,
+// MaxDepth is how deeply a body may nest arrays and objects. The deepest
+// real request is a batch of personas.update calls: batch, request,
 // params, fields, field, which is five.
-const maxDepth = 32
+const MaxDepth = 32
 
-// The request body is checked by scan before anything decodes it, because
-// encoding/json is lenient where a filter in front of us (or a reviewer
-// reading a log) is not: it lets the last of duplicated keys win, matches
-// keys case-insensitively and turns invalid UTF-8 and unpaired surrogate
-// escapes into U+FFFD. scan refuses all of that in one pass over the bytes,
-// without allocating for well-formed input, and splits a batch into its
-// elements and each request object into its members on the way.
-
-// syntaxError is a body that is not JSON at all; the whole request fails.
-type syntaxError struct {
-	msg     string
-	tooDeep bool
+// SyntaxError is a body that is not JSON at all; the whole request fails.
+type SyntaxError struct {
+	Msg     string
+	TooDeep bool // nested more than MaxDepth
 }
 
-func (e *syntaxError) Error() string { return e.msg }
+func (e *SyntaxError) Error() string { return e.Msg }
 
-// problem is something wrong inside one request object that does not stop
-// the scan: a duplicate key, invalid UTF-8, an unpaired surrogate. It is
-// reported for that call alone, naming where it is.
-type problem struct {
-	path []pathElem
-	msg  string
+// Problem is something wrong inside one element that does not stop the
+// scan: a duplicate key, invalid UTF-8, an unpaired surrogate. It is
+// reported for that element alone, naming where it is.
+type Problem struct {
+	Path []PathElem
+	Msg  string
 }
 
-// pathElem is an object key or an array index on the way to a value.
-type pathElem struct {
-	key []byte
-	idx int // -1 for a key
+// PathElem is an object key or an array index on the way to a value.
+type PathElem struct {
+	Key []byte // raw, quoted
+	Idx int    // -1 for a key
 }
 
-// where renders a path as params.fields[1].name.
-func where(path []pathElem) string {
+// Where renders a path as params.fields[1].name.
+func Where(path []PathElem) string {
 	var b strings.Builder
 	for _, p := range path {
-		if p.idx >= 0 {
-			b.WriteString("[" + strconv.Itoa(p.idx) + "]")
+		if p.Idx >= 0 {
+			b.WriteString("[" + strconv.Itoa(p.Idx) + "]")
 			continue
 		}
 		if b.Len() > 0 {
 			b.WriteByte('.')
 		}
-		k, _ := unquote(p.key)
+		k, _ := Unquote(p.Key)
 		b.WriteString(strings.ToValidUTF8(k, "\uFFFD"))
 	}
 	return b.String()
 }
 
-// element is one request of a body: the whole body for a single call, or
-// one element of a batch.
-type element struct {
-	raw      []byte
-	isObject bool
-	members  []member // of the request object
-	prob     *problem
+// Element is one top-level value of a body: the whole body, or one
+// element of a batch.
+type Element struct {
+	Raw      []byte
+	IsObject bool
+	Members  []Member // of the object, the first Scan's members of them
+	Problem  *Problem // the first one found in the element
 }
 
-// member is one key of a request object with its raw value.
-type member struct {
-	key []byte // raw, quoted
-	val []byte
+// Member is one key of a top-level object with its raw value.
+type Member struct {
+	Key []byte // raw, quoted
+	Val []byte
+}
+
+// Check checks one JSON document (a top-level array is a value, not a
+// batch) and returns nil, or an EInvalid saying what is wrong: on field
+// "body" for a syntax error, else on the path of the problem, which its
+// message names too, for clients that show only the message ("ids: is
+// given twice (duplicate keys are refused)").
+func Check(body []byte) error {
+	s := &scanner{data: body, keep: 1, members: -1} // no members kept
+	s.keys, s.path = s.keysBuf[:0], s.pathBuf[:0]
+	var el Element
+	err := s.element(&el, 0)
+	if err == nil {
+		s.ws()
+		if s.pos < len(s.data) {
+			err = s.syntax("unexpected data after the top-level value")
+		}
+	}
+	var se *SyntaxError
+	switch {
+	case errors.As(err, &se):
+		return murlog.Invalid("body", "%s", se.Msg)
+	case err != nil:
+		return err
+	case el.Problem != nil:
+		field := Where(el.Problem.Path)
+		if field == "" {
+			field = "body"
+		}
+		return murlog.Invalid(field, "%s: %s", field, el.Problem.Msg)
+	}
+	return nil
 }
 
 // scanner walks a body once. Keys of the open objects are kept on one
 // stack shared by all of them, so checking for duplicates allocates only
 // for keys written with escapes.
 type scanner struct {
-	data []byte
-	pos  int
-	el   *element // the element being scanned
-	path []pathElem
-	keys [][]byte // decoded keys of the open objects
+	data    []byte
+	pos     int
+	keep    int      // elements kept
+	members int      // members kept of a top-level object
+	el      *Element // the element being scanned
+	path    []PathElem
+	keys    [][]byte // decoded keys of the open objects
 
 	keysBuf [8][]byte
-	pathBuf [8]pathElem
+	pathBuf [8]PathElem
 }
 
-// scan checks body and returns its elements, how many there are and
-// whether it is a batch. Only the first MaxBatch elements are kept: a 1 MiB
-// body of "{}," would otherwise cost far more than itself to describe; the
-// rest are checked and counted, so the limit can be named.
-func scan(body []byte) (elems []element, n int, batch bool, err error) {
-	s := &scanner{data: body}
+// Scan checks body and returns its elements, how many there are and
+// whether it is a batch (a top-level array). Only the first keep elements
+// are kept, and of a top-level object only its first members members and
+// one more (enough to refuse it for having too many): a 1 MiB body of
+// "{}," would otherwise cost far more than itself to describe; the rest
+// are checked and counted, so a limit can be named.
+func Scan(body []byte, keep, members int) (elems []Element, n int, batch bool, err error) {
+	s := &scanner{data: body, keep: keep, members: members}
 	s.keys, s.path = s.keysBuf[:0], s.pathBuf[:0]
 	s.ws()
 	if s.pos >= len(s.data) {
-		return nil, 0, false, &syntaxError{msg: "parse error: body is empty"}
+		return nil, 0, false, &SyntaxError{Msg: "parse error: body is empty"}
 	}
 	if s.data[s.pos] == '[' {
 		batch = true
 		s.pos++
 		s.ws()
-		var extra element
+		var extra Element
 		if s.peek() == ']' {
 			s.pos++
 		} else {
 			for {
 				el := &extra
-				if n < MaxBatch {
-					elems = append(elems, element{})
+				if n < keep {
+					elems = append(elems, Element{})
 					el = &elems[n]
 				} else {
-					extra = element{}
+					extra = Element{}
 				}
 				n++
 				if err := s.element(el, 1); err != nil {
@@ -133,7 +172,7 @@ func scan(body []byte) (elems []element, n int, batch bool, err error) {
 			}
 		}
 	} else {
-		elems, n = make([]element, 1), 1
+		elems, n = make([]Element, 1), 1
 		if err := s.element(&elems[0], 0); err != nil {
 			return nil, n, false, err
 		}
@@ -145,15 +184,15 @@ func scan(body []byte) (elems []element, n int, batch bool, err error) {
 	return elems, n, batch, nil
 }
 
-func (s *scanner) element(el *element, depth int) error {
+func (s *scanner) element(el *Element, depth int) error {
 	s.ws()
 	start := s.pos
 	s.el = el
-	el.isObject = s.peek() == '{'
-	if err := s.value(depth, el.isObject); err != nil {
+	el.IsObject = s.peek() == '{'
+	if err := s.value(depth, el.IsObject); err != nil {
 		return err
 	}
-	el.raw = s.data[start:s.pos]
+	el.Raw = s.data[start:s.pos]
 	return nil
 }
 
@@ -176,7 +215,7 @@ func (s *scanner) ws() {
 }
 
 func (s *scanner) syntax(msg string) error {
-	return &syntaxError{msg: fmt.Sprintf("parse error: %s at byte %d", msg, s.pos)}
+	return &SyntaxError{Msg: fmt.Sprintf("parse error: %s at byte %d", msg, s.pos)}
 }
 
 func (s *scanner) expect(c byte) error {
@@ -206,18 +245,18 @@ func (s *scanner) unexpected(want string) error {
 
 // report records the first problem of the current element at path+extra.
 func (s *scanner) report(extra []byte, msg string) {
-	if s.el == nil || s.el.prob != nil {
+	if s.el == nil || s.el.Problem != nil {
 		return
 	}
-	p := &problem{path: append([]pathElem(nil), s.path...), msg: msg}
+	p := &Problem{Path: append([]PathElem(nil), s.path...), Msg: msg}
 	if extra != nil {
-		p.path = append(p.path, pathElem{key: extra, idx: -1})
+		p.Path = append(p.Path, PathElem{Key: extra, Idx: -1})
 	}
-	s.el.prob = p
+	s.el.Problem = p
 }
 
 // value scans one value at nesting depth (the number of arrays and objects
-// around it). collect records the members of the request object.
+// around it). collect records the members of the top-level object.
 func (s *scanner) value(depth int, collect bool) error {
 	s.ws()
 	switch c := s.peek(); {
@@ -241,8 +280,8 @@ func (s *scanner) value(depth int, collect bool) error {
 }
 
 func (s *scanner) tooDeep(depth int) error {
-	if depth > maxDepth {
-		return &syntaxError{msg: fmt.Sprintf("invalid request: nested too deeply (more than %d levels of arrays and objects)", maxDepth), tooDeep: true}
+	if depth > MaxDepth {
+		return &SyntaxError{Msg: fmt.Sprintf("invalid request: nested too deeply (more than %d levels of arrays and objects)", MaxDepth), TooDeep: true}
 	}
 	return nil
 }
@@ -273,7 +312,7 @@ func (s *scanner) object(depth int, collect bool) error {
 		raw := s.data[keyStart:s.pos]
 		key := raw[1 : len(raw)-1]
 		if escaped {
-			k, _ := unquote(raw)
+			k, _ := Unquote(raw)
 			key = []byte(k)
 		}
 		if s.seen(base, &set, key) {
@@ -284,19 +323,19 @@ func (s *scanner) object(depth int, collect bool) error {
 		}
 		s.ws()
 		valStart := s.pos
-		s.path = append(s.path, pathElem{key: raw, idx: -1})
+		s.path = append(s.path, PathElem{Key: raw, Idx: -1})
 		err = s.value(depth, false)
 		s.path = s.path[:len(s.path)-1]
 		if err != nil {
 			return err
 		}
-		if collect && len(s.el.members) <= maxMembers {
-			// One more than a request object may have is enough to
-			// refuse it; an attacker's 100,000 keys are not kept.
-			if s.el.members == nil {
-				s.el.members = make([]member, 0, 4)
+		if collect && len(s.el.Members) <= s.members {
+			// One more than the object may have is enough to refuse
+			// it; an attacker's 100,000 keys are not kept.
+			if s.el.Members == nil {
+				s.el.Members = make([]Member, 0, 4)
 			}
-			s.el.members = append(s.el.members, member{key: raw, val: s.data[valStart:s.pos]})
+			s.el.Members = append(s.el.Members, Member{Key: raw, Val: s.data[valStart:s.pos]})
 		}
 		s.ws()
 		switch s.peek() {
@@ -310,10 +349,6 @@ func (s *scanner) object(depth int, collect bool) error {
 		}
 	}
 }
-
-// maxMembers is how many members a request object has at most (jsonrpc,
-// method, params, id).
-const maxMembers = 4
 
 // fewKeys is how many keys of one object are compared one by one; past it
 // they go into a map, so an object with 100,000 keys costs linear time.
@@ -356,7 +391,7 @@ func (s *scanner) array(depth int) error {
 		return nil
 	}
 	for i := 0; ; i++ {
-		s.path = append(s.path, pathElem{idx: i})
+		s.path = append(s.path, PathElem{Idx: i})
 		err := s.value(depth, false)
 		s.path = s.path[:len(s.path)-1]
 		if err != nil {
@@ -503,8 +538,8 @@ func (s *scanner) literal(lit string) error {
 	return nil
 }
 
-// unquote decodes a scanned JSON string, quotes included.
-func unquote(raw []byte) (string, bool) {
+// Unquote decodes a scanned JSON string, quotes included.
+func Unquote(raw []byte) (string, bool) {
 	if len(raw) < 2 || raw[0] != '"' {
 		return "", false
 	}
