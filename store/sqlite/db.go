@@ -120,11 +120,38 @@ func Open(ctx context.Context, path string, o Options) (*DB, error) {
 	db.wc.db, db.rc.db = db.w, db.r
 	db.wc.off, db.rc.off = o.OneShot, o.OneShot
 
-	if err := db.migrate(ctx); err != nil {
+	if err := db.migrateRetrying(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return db, nil
+}
+
+// migrateRetrying runs migrate, again while it finds the database busy:
+// several processes opening a new file at once (a burst of CGI requests
+// on a fresh or upgraded site) race to switch it to WAL and create the
+// schema, and SQLite answers some of those steps SQLITE_BUSY at once,
+// without waiting on the busy timeout. Each migration re-checks the
+// version in its own transaction, so a retry applies nothing twice.
+func (db *DB) migrateRetrying(ctx context.Context) error {
+	deadline := time.Now().Add(db.opts.BusyTimeout)
+	for wait := 5 * time.Millisecond; ; wait *= 2 {
+		err := db.migrate(ctx)
+		if err == nil || !isBusy(err) || time.Now().Add(wait).After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+	}
+}
+
+// isBusy reports whether err is SQLite's "database is busy".
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && (se.Code()&0xff == sqlite3.SQLITE_BUSY || se.Code()&0xff == sqlite3.SQLITE_LOCKED)
 }
 
 // privateFiles makes the database and its -wal/-shm readable by their owner
