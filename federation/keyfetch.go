@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/murlog/murlog"
-	"github.com/murlog/murlog/activitypub"
 	"github.com/murlog/murlog/httpd"
 	"github.com/murlog/murlog/httpsig"
 	"github.com/murlog/murlog/internal/lru"
@@ -105,12 +104,6 @@ func (v *Verifier) fetch(ctx context.Context, keyID string) (*cachedKey, error) 
 	a, err := v.fetchOwner(ctx, owner)
 	if err != nil {
 		return nil, err
-	}
-	if !activitypub.SameOrigin(a.URI, keyID) {
-		// A redirect may have led the fetch to another host: the key of an
-		// actor there must not pass for one of the keyId's host, whose
-		// blocks and budgets were the ones checked.
-		return nil, refusal(murlog.EUnauthorized, "key "+SanitizeLog(keyID)+" is not on its actor's host", nil)
 	}
 	return v.remember(keyID, a)
 }

@@ -236,8 +236,16 @@ func (v *Verifier) key(ctx context.Context, keyID string, force bool) (*cachedKe
 	return k, err == nil, err
 }
 
-// remember parses the key keyID of actor a and caches it.
+// remember parses the key keyID of actor a and caches it. Every key
+// becomes usable here, from the store or a fetch, so here is where the
+// key's actor must be on the keyId's host: the blocks, rate limits and
+// budgets checked were the keyId host's, and an actor elsewhere (a
+// redirect led the fetch there, or it names a key id on another host)
+// must not pass for it.
 func (v *Verifier) remember(keyID string, a *murlog.RemoteActor) (*cachedKey, error) {
+	if !activitypub.SameOrigin(a.URI, keyID) {
+		return nil, refusal(murlog.EUnauthorized, "key "+SanitizeLog(keyID)+" is not on the host of its actor "+SanitizeLog(a.URI), nil)
+	}
 	var pub crypto.PublicKey
 	var err error
 	switch want := keyForm(keyID); {

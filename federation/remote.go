@@ -2,6 +2,7 @@ package federation
 
 import (
 	"html"
+	"log/slog"
 	"sort"
 	"strings"
 	"time"
@@ -20,11 +21,17 @@ import (
 
 // ActorRecord turns a decoded remote actor into the record murlog caches:
 // the resolver's sanitized form (actorOf), held to what an actor may say
-// about itself — a user name, an inbox on its own server, collections and
-// keys on its own server, links only as absolute http(s) URLs — and with
-// the names reduced to text (tags dropped). fetched is when the document
-// was read.
-func ActorRecord(o *activitypub.Object, fetched time.Time) (*murlog.RemoteActor, error) {
+// about itself — a user name, links only as absolute http(s) URLs, and
+// every URL murlog delivers to or fetches from (inbox, shared inbox,
+// outbox, followers, following, featured) on the actor's own host (its
+// keys are held to the keyId's host where they are used, in
+// Verifier.remember): an actor with its inbox elsewhere is refused (murlog would sign
+// deliveries, followers-only posts included, to a third server), any
+// other such URL elsewhere is dropped with a log line "remote actor URL
+// dropped" (deliveries then go to the actor's own inbox). The names are
+// reduced to text (tags dropped). fetched is when the document was read;
+// log may be nil.
+func ActorRecord(o *activitypub.Object, fetched time.Time, log *slog.Logger) (*murlog.RemoteActor, error) {
 	if !o.IsActor() {
 		return nil, murlog.Invalid("type", "%q is not an actor type", o.Type)
 	}
@@ -42,26 +49,23 @@ func ActorRecord(o *activitypub.Object, fetched time.Time) (*murlog.RemoteActor,
 	for i := range a.Fields {
 		a.Fields[i].Name = plainText(a.Fields[i].Name, MaxDisplayName)
 	}
-	a.URL, a.SharedInbox, a.MovedTo = httpURL(a.URL), httpURL(a.SharedInbox), httpURL(a.MovedTo)
+	a.URL, a.MovedTo = httpURL(a.URL), httpURL(a.MovedTo)
 	a.AvatarURL, a.HeaderURL = httpURL(a.AvatarURL), httpURL(a.HeaderURL)
-	a.Outbox, a.Followers = sameOrigin(a.Outbox, o.ID), sameOrigin(a.Followers, o.ID)
-	a.Following, a.Featured = sameOrigin(a.Following, o.ID), sameOrigin(a.Featured, o.ID)
-	if !activitypub.SameOrigin(a.KeyID, o.ID) {
-		a.KeyID, a.PublicKeyPEM = "", ""
-	}
-	if !activitypub.SameOrigin(a.Ed25519KeyID, o.ID) {
-		a.Ed25519KeyID, a.Ed25519Key = "", ""
+	for _, f := range []struct {
+		name string
+		v    *string
+	}{{"endpoints.sharedInbox", &a.SharedInbox}, {"outbox", &a.Outbox}, {"followers", &a.Followers},
+		{"following", &a.Following}, {"featured", &a.Featured}} {
+		if *f.v != "" && !activitypub.SameOrigin(*f.v, o.ID) {
+			if log != nil {
+				log.Warn("remote actor URL dropped", "actor", SanitizeLog(o.ID), "field", f.name, "url", SanitizeLog(*f.v),
+					"reason", "not on the actor's host")
+			}
+			*f.v = ""
+		}
 	}
 	a.FetchedAt, a.CreatedAt, a.UpdatedAt = fetched, fetched, fetched
 	return a, nil
-}
-
-// sameOrigin returns iri when it is on base's server, else "".
-func sameOrigin(iri, base string) string {
-	if activitypub.SameOrigin(iri, base) {
-		return iri
-	}
-	return ""
 }
 
 // textOf is the text of an HTML fragment, entities decoded.
