@@ -144,6 +144,7 @@ type wireAttach struct {
 	MediaType oneString `json:"mediaType"`
 	URL       link      `json:"url"`
 	Name      oneString `json:"name"`
+	Summary   oneString `json:"summary"`
 	Blurhash  oneString `json:"blurhash"`
 	Width     looseInt  `json:"width"`
 	Height    looseInt  `json:"height"`
@@ -227,7 +228,7 @@ func (w *wireObject) object() *Object {
 		for i, a := range w.Attachment {
 			o.Attachment[i] = Attachment{
 				Type: string(a.Type), MediaType: string(a.MediaType), URL: string(a.URL),
-				Name: string(a.Name), Blurhash: string(a.Blurhash),
+				Name: string(a.Name), Summary: string(a.Summary), Blurhash: string(a.Blurhash),
 				Width: int(a.Width), Height: int(a.Height), Value: string(a.Value),
 			}
 		}

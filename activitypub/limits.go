@@ -21,6 +21,10 @@ const (
 	// MaxNameLen caps name, preferredUsername, tag and attachment names,
 	// profile field values, media types and blurhashes, in bytes.
 	MaxNameLen = 1000
+	// MaxAltText caps an attachment's name and summary (its description,
+	// alt text), in bytes: Mastodon and GoToSocial allow 1,500 characters,
+	// up to 6,000 bytes of UTF-8.
+	MaxAltText = 6000
 	// MaxIRI caps every IRI (ids, actor, inbox, url, hrefs), in bytes.
 	MaxIRI = 2048
 	// MaxAddress caps to+cc+bto+bcc+audience together. A Mastodon post

@@ -155,7 +155,7 @@ func RemotePostOf(site murlog.Site, actor *murlog.RemoteActor, o *activitypub.Ob
 			continue
 		}
 		post.Attachments = append(post.Attachments, murlog.RemoteAttachment{Type: at.Type, MediaType: plainText(at.MediaType, 100),
-			URL: u, Name: plainText(at.Name, 1500), Blurhash: plainText(at.Blurhash, 100)})
+			URL: u, Name: plainText(at.AltText(), activitypub.MaxAltText), Blurhash: plainText(at.Blurhash, 100)})
 	}
 	post.PublishedAt = o.Published
 	if post.PublishedAt.IsZero() {
