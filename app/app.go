@@ -360,8 +360,8 @@ func (a *App) routes() http.Handler {
 		mux.HandleFunc(p, a.blog)
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost && inbox.IsPath(r.URL.Path) {
-			a.inbox(w, r)
+		if inbox.IsPath(r.URL.Path) {
+			a.inbox(w, r) // any method: it answers 405 with Allow: POST but to a POST
 			return
 		}
 		if (r.Method == http.MethodGet || r.Method == http.MethodHead) && federation.IsProfilePath(r.URL.Path) {
