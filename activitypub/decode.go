@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"sort"
 	"time"
 
 	"github.com/murlog/murlog"
@@ -95,6 +96,7 @@ type wireObject struct {
 	Summary           oneString            `json:"summary"`
 	Content           oneString            `json:"content"`
 	ContentMap        map[string]oneString `json:"contentMap"`
+	NameMap           map[string]oneString `json:"nameMap"`
 	MediaType         oneString            `json:"mediaType"`
 	Sensitive         looseBool            `json:"sensitive"`
 	URL               link                 `json:"url"`
@@ -210,6 +212,16 @@ func (w *wireObject) object() *Object {
 		if cq := w.InteractionPolicy.CanQuote; cq != nil {
 			o.InteractionPolicy.CanQuote = Approval{AutomaticApproval: cq.AutomaticApproval, ManualApproval: cq.ManualApproval}
 		}
+	}
+	if o.Name == "" && len(w.NameMap) > 0 {
+		// The language-tagged title alone (murlog's Articles send it so,
+		// see federation.PostObject): the first language's.
+		langs := make([]string, 0, len(w.NameMap))
+		for lang := range w.NameMap {
+			langs = append(langs, lang)
+		}
+		sort.Strings(langs)
+		o.Name = string(w.NameMap[langs[0]])
 	}
 	if len(w.ContentMap) > 0 {
 		o.ContentMap = make(map[string]string, len(w.ContentMap))

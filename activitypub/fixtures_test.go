@@ -297,3 +297,15 @@ func TestAltTextPrefersSummary(t *testing.T) {
 		}
 	}
 }
+
+// An Article titled in nameMap only (as murlog sends one) is read with
+// that title.
+func TestNameMapTitle(t *testing.T) {
+	o, err := Decode([]byte(`{"id":"https://a.example/p/1","type":"Article","nameMap":{"ja":"題","en":"Title"},"content":"<p>x</p>"}`))
+	if err != nil || o.Name != "Title" {
+		t.Errorf("Decode = %+v, %v; want the name of the first language, Title", o, err)
+	}
+	if o, _ = Decode([]byte(`{"id":"https://a.example/p/1","type":"Article","name":"Plain","nameMap":{"en":"Title"}}`)); o.Name != "Plain" {
+		t.Errorf("name %q; want the plain name first", o.Name)
+	}
+}

@@ -364,7 +364,7 @@ func TestNotesAndVisibility(t *testing.T) {
 	}
 
 	n = get(t, base, "/@alice/"+art.ID, apAccept).json(t)
-	if str(n, "type") != "Article" || str(n, "name") != "My Title" || !strings.Contains(str(n, "content"), "<em>text</em>") {
+	if nm, _ := n["nameMap"].(map[string]any); str(n, "type") != "Article" || nm["und"] != "My Title" || !strings.Contains(str(n, "content"), "<em>text</em>") {
 		t.Errorf("article = %v", n)
 	}
 	if _, ok := n["summary"]; ok {
