@@ -26,6 +26,7 @@ import (
 	"github.com/murlog/murlog/federation"
 	"github.com/murlog/murlog/httpd"
 	"github.com/murlog/murlog/inbox"
+	"github.com/murlog/murlog/mediadir"
 	"github.com/murlog/murlog/metrics"
 	"github.com/murlog/murlog/my"
 	"github.com/murlog/murlog/outbound"
@@ -275,7 +276,7 @@ func (a *App) wire(ctx context.Context, cfg *config.Config, eng *engine) (*runti
 	// A persona's public-site settings show only on its pages: the
 	// federation documents do not change with them.
 	rt.siteConfig = newSiteConfig(db, a.log, a.themeSet(cfg), rt.pubConfigChanged)
-	rpc := api.New(socialAPI(rt, api.Deps{Site: rt.site, Cookies: cookies, Auth: rt.auth, Personas: persona.New(db),
+	rpc := api.New(socialAPI(rt, api.Deps{Site: rt.site, Cookies: cookies, Auth: rt.auth, Personas: persona.New(db).WithImages(mediadir.New(cfg.MediaPath)),
 		Posts: newPosts(rt), Settings: settings.New(db), SiteConfig: rt.siteConfig,
 		Domains: domains.New(db), Queue: rt.queue, Now: a.opts.Now, Changed: changed}), a.log)
 	rt.api = httpd.Authenticate(rt.auth, cookies, cfg.TrustedProxy, rt.site, rpc)
@@ -356,6 +357,9 @@ func (a *App) routes() http.Handler {
 		mux.HandleFunc(p, a.federation)
 	}
 	mux.HandleFunc("POST /inbox", a.inbox)
+	mux.HandleFunc(mediadir.Prefix, func(w http.ResponseWriter, r *http.Request) {
+		mediadir.New(a.cfg.Load().MediaPath).ServeHTTP(w, r)
+	})
 	for _, p := range blog.Patterns() {
 		mux.HandleFunc(p, a.blog)
 	}
