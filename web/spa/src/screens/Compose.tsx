@@ -38,6 +38,7 @@ export interface OwnPost {
   url: string;
   in_reply_to: string;
   pinned?: boolean;
+  federate_as?: 'article' | 'note';
 }
 
 const emptyForm = (): Form => ({
@@ -48,7 +49,7 @@ const emptyForm = (): Form => ({
 function formFromPost(p: OwnPost): Form {
   const state = p.state ?? (p.published_at === null ? 'draft' : Date.parse(p.published_at) > Date.now() ? 'scheduled' : 'published');
   return {
-    kind: p.kind, title: p.title ?? '', content: p.source ?? '', summary: p.summary, sensitive: p.sensitive,
+    kind: p.kind, title: p.title ?? '', content: p.source ?? '', summary: p.summary, sensitive: p.sensitive, federateAs: p.federate_as,
     visibility: p.visibility, language: p.language, when: state === 'draft' ? 'draft' : state === 'scheduled' ? 'schedule' : 'now',
     scheduleAt: state === 'scheduled' && p.published_at ? isoToLocal(p.published_at) : defaultSchedule(),
   };
@@ -252,6 +253,21 @@ export default function Compose({ params, query }: ScreenProps) {
           <Field label={t('compose.title')} error={fe('title') ?? (tried ? problemText('title_missing') : undefined) ?? problemText('title_long')}>
             <input type="text" value={form.title} onInput={(e) => set('title', e.currentTarget.value)} />
           </Field>
+        )}
+
+        {form.kind === 'article' && (
+          <fieldset class="kind federate-as" aria-describedby="federate-as-hint">
+            <legend>{t('compose.federate_as')}</legend>
+            {(['article', 'note'] as const).map((k) => (
+              <label key={k} class="radio">
+                <input type="radio" name="federate_as" value={k} checked={(form.federateAs ?? 'article') === k} onChange={() => set('federateAs', k)} />
+                {t(k === 'article' ? 'compose.federate_article' : 'compose.federate_note')}
+              </label>
+            ))}
+            <p id="federate-as-hint" class="muted small">
+              {t((form.federateAs ?? 'article') === 'article' ? 'compose.federate_article_hint' : 'compose.federate_note_hint')}
+            </p>
+          </fieldset>
         )}
 
         <div class="compose-body">

@@ -5,6 +5,8 @@
 export type Kind = 'note' | 'article';
 export type Visibility = 'public' | 'unlisted' | 'followers' | 'direct';
 export type When = 'now' | 'schedule' | 'draft';
+/** How an article goes to other servers (posts.create federate_as). */
+export type FederateAs = 'article' | 'note';
 export const VISIBILITIES: readonly Visibility[] = ['public', 'unlisted', 'followers', 'direct'];
 
 export interface Limits {
@@ -28,6 +30,8 @@ export interface Form {
   when: When;
   /** datetime-local value, "2026-04-10T21:00", in the browser's time zone. */
   scheduleAt: string;
+  /** Articles only: sent as an Article (the default) or a Note. */
+  federateAs?: FederateAs;
 }
 
 export interface Preview {
@@ -163,7 +167,10 @@ export function postParams(form: Form, edit: EditContext | null, inReplyTo: stri
   };
   if (edit) p.id = edit.id;
   else p.kind = form.kind;
-  if (form.kind === 'article') p.title = form.title.trim();
+  if (form.kind === 'article') {
+    p.title = form.title.trim();
+    p.federate_as = form.federateAs ?? 'article';
+  }
   if (form.language.trim() !== '' || edit) p.language = form.language.trim();
   if (form.when === 'draft') p.published_at = null;
   else if (form.when === 'schedule') p.published_at = scheduleToISO(form.scheduleAt);
