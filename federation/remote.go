@@ -19,29 +19,20 @@ import (
 // The inbox's processing and the API's fetches of remote posts both use
 // them, as the resolver uses actorOf.
 
-// ActorRecord turns a decoded remote actor into the record murlog caches:
-// the resolver's sanitized form (actorOf), held to what an actor may say
-// about itself — a user name, links only as absolute http(s) URLs, and
-// every URL murlog delivers to or fetches from (inbox, shared inbox,
-// outbox, followers, following, featured) on the actor's own host (its
-// keys are held to the keyId's host where they are used, in
-// Verifier.remember): an actor with its inbox elsewhere is refused (murlog would sign
-// deliveries, followers-only posts included, to a third server), any
-// other such URL elsewhere is dropped with a log line "remote actor URL
-// dropped" (deliveries then go to the actor's own inbox). The names are
-// reduced to text (tags dropped). fetched is when the document was read;
-// log may be nil.
+// ActorRecord turns a decoded remote actor — the object of its own
+// Update — into the record murlog caches: the resolver's sanitized form
+// (actorOf), held to its own host (holdToHost) and to what an actor may
+// say about itself — a user name, links only as absolute http(s) URLs —
+// with the names reduced to text (tags dropped). fetched is when the
+// document was read; log may be nil.
 func ActorRecord(o *activitypub.Object, fetched time.Time, log *slog.Logger) (*murlog.RemoteActor, error) {
 	if !o.IsActor() {
 		return nil, murlog.Invalid("type", "%q is not an actor type", o.Type)
 	}
-	if activitypub.HostOf(o.ID) == "" {
-		return nil, murlog.Invalid("id", "is not an http(s) URL")
-	}
-	if !activitypub.SameOrigin(o.Inbox, o.ID) {
-		return nil, murlog.Invalid("inbox", "missing or not on the actor's server")
-	}
 	a := actorOf(o)
+	if err := holdToHost(a, log); err != nil {
+		return nil, err
+	}
 	if a.Username = plainText(a.Username, MaxDisplayName); a.Username == "" || strings.ContainsAny(a.Username, "@/ ") {
 		return nil, murlog.Invalid("preferredUsername", "missing or not a user name")
 	}
@@ -51,21 +42,39 @@ func ActorRecord(o *activitypub.Object, fetched time.Time, log *slog.Logger) (*m
 	}
 	a.URL, a.MovedTo = httpURL(a.URL), httpURL(a.MovedTo)
 	a.AvatarURL, a.HeaderURL = httpURL(a.AvatarURL), httpURL(a.HeaderURL)
+	a.FetchedAt, a.CreatedAt, a.UpdatedAt = fetched, fetched, fetched
+	return a, nil
+}
+
+// holdToHost holds a remote actor, fetched or updated, to its own host:
+// every URL murlog delivers to or fetches from — inbox, shared inbox,
+// outbox, followers, following, featured — must be on the host of its
+// id. An inbox elsewhere refuses the actor (murlog would sign its
+// deliveries, followers-only posts included, to a third server); any
+// other such URL elsewhere is dropped with a log line "remote actor URL
+// dropped" (deliveries then go to the actor's own inbox). Its keys are
+// held to the keyId's host where they are used, in Verifier.remember.
+func holdToHost(a *murlog.RemoteActor, log *slog.Logger) error {
+	if activitypub.HostOf(a.URI) == "" {
+		return murlog.Invalid("id", "is not an http(s) URL")
+	}
+	if !activitypub.SameOrigin(a.Inbox, a.URI) {
+		return murlog.Invalid("inbox", "missing or not on the actor's server")
+	}
 	for _, f := range []struct {
 		name string
 		v    *string
 	}{{"endpoints.sharedInbox", &a.SharedInbox}, {"outbox", &a.Outbox}, {"followers", &a.Followers},
 		{"following", &a.Following}, {"featured", &a.Featured}} {
-		if *f.v != "" && !activitypub.SameOrigin(*f.v, o.ID) {
+		if *f.v != "" && !activitypub.SameOrigin(*f.v, a.URI) {
 			if log != nil {
-				log.Warn("remote actor URL dropped", "actor", SanitizeLog(o.ID), "field", f.name, "url", SanitizeLog(*f.v),
+				log.Warn("remote actor URL dropped", "actor", SanitizeLog(a.URI), "field", f.name, "url", SanitizeLog(*f.v),
 					"reason", "not on the actor's host")
 			}
 			*f.v = ""
 		}
 	}
-	a.FetchedAt, a.CreatedAt, a.UpdatedAt = fetched, fetched, fetched
-	return a, nil
+	return nil
 }
 
 // textOf is the text of an HTML fragment, entities decoded.

@@ -140,8 +140,8 @@ func (rv *Resolver) byURI(ctx context.Context, uri string, force bool) (*murlog.
 	if err != nil {
 		return nil, err
 	}
-	a, err := ActorRecord(o, rv.d.Now(), rv.d.Log)
-	if err != nil {
+	a := actorOf(o)
+	if err := holdToHost(a, rv.d.Log); err != nil {
 		return nil, fmt.Errorf("the actor %s: %w", SanitizeLog(o.ID), err)
 	}
 	err = rv.d.Store.Update(ctx, func(tx store.Tx) error {
