@@ -187,7 +187,8 @@ func checkAttachments(o *Object, path string) error {
 			cap     string
 		}{
 			{"attachment.url", a.URL, MaxIRI, "MaxIRI"},
-			{"attachment.name", a.Name, MaxNameLen, "MaxNameLen"},
+			{"attachment.name", a.Name, MaxAltText, "MaxAltText"},
+			{"attachment.summary", a.Summary, MaxAltText, "MaxAltText"},
 			{"attachment.value", a.Value, MaxNameLen, "MaxNameLen"},
 			{"attachment.mediaType", a.MediaType, MaxNameLen, "MaxNameLen"},
 			{"attachment.blurhash", a.Blurhash, MaxNameLen, "MaxNameLen"},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"sort"
 	"time"
 
 	"github.com/murlog/murlog"
@@ -95,6 +96,7 @@ type wireObject struct {
 	Summary           oneString            `json:"summary"`
 	Content           oneString            `json:"content"`
 	ContentMap        map[string]oneString `json:"contentMap"`
+	NameMap           map[string]oneString `json:"nameMap"`
 	MediaType         oneString            `json:"mediaType"`
 	Sensitive         looseBool            `json:"sensitive"`
 	URL               link                 `json:"url"`
@@ -144,6 +146,7 @@ type wireAttach struct {
 	MediaType oneString `json:"mediaType"`
 	URL       link      `json:"url"`
 	Name      oneString `json:"name"`
+	Summary   oneString `json:"summary"`
 	Blurhash  oneString `json:"blurhash"`
 	Width     looseInt  `json:"width"`
 	Height    looseInt  `json:"height"`
@@ -210,6 +213,16 @@ func (w *wireObject) object() *Object {
 			o.InteractionPolicy.CanQuote = Approval{AutomaticApproval: cq.AutomaticApproval, ManualApproval: cq.ManualApproval}
 		}
 	}
+	if o.Name == "" && len(w.NameMap) > 0 {
+		// The language-tagged title alone (murlog's Articles send it so,
+		// see federation.PostObject): the first language's.
+		langs := make([]string, 0, len(w.NameMap))
+		for lang := range w.NameMap {
+			langs = append(langs, lang)
+		}
+		sort.Strings(langs)
+		o.Name = string(w.NameMap[langs[0]])
+	}
 	if len(w.ContentMap) > 0 {
 		o.ContentMap = make(map[string]string, len(w.ContentMap))
 		for lang, v := range w.ContentMap {
@@ -227,7 +240,7 @@ func (w *wireObject) object() *Object {
 		for i, a := range w.Attachment {
 			o.Attachment[i] = Attachment{
 				Type: string(a.Type), MediaType: string(a.MediaType), URL: string(a.URL),
-				Name: string(a.Name), Blurhash: string(a.Blurhash),
+				Name: string(a.Name), Summary: string(a.Summary), Blurhash: string(a.Blurhash),
 				Width: int(a.Width), Height: int(a.Height), Value: string(a.Value),
 			}
 		}

@@ -86,7 +86,8 @@ type Post struct {
 	Deleted           string             `json:"deleted,omitempty"`    // Tombstone
 	AttributedTo      string             `json:"attributedTo,omitempty"`
 	InReplyTo         string             `json:"inReplyTo,omitempty"`
-	Name              string             `json:"name,omitempty"`    // Article title
+	Name              string             `json:"name,omitempty"`
+	NameMap           map[string]string  `json:"nameMap,omitempty"` // an Article's title (see federation.PostObject)
 	Summary           string             `json:"summary,omitempty"` // a content warning, nothing else
 	Content           string             `json:"content,omitempty"`
 	ContentMap        map[string]string  `json:"contentMap,omitempty"`

@@ -60,6 +60,7 @@ var fixtures = map[string]want{
 			if a := n.Attachment[0]; a.Width != 1200 || a.Blurhash == "" || a.Name == "" {
 				t.Errorf("attachment = %+v", a)
 			}
+			wantAltTexts("A cat asleep on a keyboard")(t, o)
 			if n.Published.IsZero() || n.AttributedTo.First().ID != mAlice {
 				t.Errorf("published, attributedTo = %v, %v", n.Published, n.AttributedTo)
 			}
@@ -107,7 +108,8 @@ var fixtures = map[string]want{
 		}
 	}},
 	"misskey/create_note.json": {typ: "Create", actor: kBob, objectType: "Note", visibility: murlog.VisibilityPublic,
-		tags: []string{"Mention:@alice@mastodon.example", "Hashtag:#misskey", "Emoji::blobcat:"}, attachments: 1},
+		tags: []string{"Mention:@alice@mastodon.example", "Hashtag:#misskey", "Emoji::blobcat:"}, attachments: 2,
+		check: wantAltTexts("", "キーボードの上で眠る猫")},
 	"misskey/like.json":         {typ: "Like", actor: kBob, objectID: post, reaction: ":blobcat:"},
 	"misskey/like_unicode.json": {typ: "Like", actor: kBob, objectID: post, reaction: "👍"},
 	"misskey/quote.json": {typ: "Create", actor: kBob, objectType: "Note", quote: post,
@@ -150,6 +152,7 @@ var fixtures = map[string]want{
 	"gotosocial/create_note.json": {typ: "Create", actor: gCarol, objectType: "Note",
 		visibility: murlog.VisibilityFollowers, followers: gCarol + "/followers",
 		tags: []string{"Mention:@owner@blog.example", "Hashtag:#fedi"}, attachments: 1, check: func(t *testing.T, o *Object) {
+			wantAltTexts("a tree in the snow")(t, o)
 			p := o.Object.First().Object.InteractionPolicy
 			if p == nil || len(p.CanQuote.ManualApproval) != 1 || !IsPublic(p.CanQuote.ManualApproval[0]) {
 				t.Errorf("interactionPolicy = %+v", p)
@@ -260,5 +263,49 @@ func eq(t *testing.T, what, got, want string) {
 	t.Helper()
 	if got != want {
 		t.Errorf("%s = %q; want %q", what, got, want)
+	}
+}
+
+// wantAltTexts checks the descriptions of the attachments of the
+// activity's object: Mastodon and Misskey send them as name, GoToSocial
+// as summary.
+func wantAltTexts(want ...string) func(t *testing.T, o *Object) {
+	return func(t *testing.T, o *Object) {
+		t.Helper()
+		var got []string
+		for _, a := range o.Object.First().Object.Attachment {
+			got = append(got, a.AltText())
+		}
+		if strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("alt texts = %q; want %q", got, want)
+		}
+	}
+}
+
+func TestAltTextPrefersSummary(t *testing.T) {
+	for _, tc := range []struct {
+		a    Attachment
+		want string
+	}{
+		{Attachment{Name: "a cat"}, "a cat"},                          // Mastodon, Misskey
+		{Attachment{Summary: "a cat"}, "a cat"},                       // GoToSocial
+		{Attachment{Name: "IMG_0001.jpg", Summary: "a cat"}, "a cat"}, // Honk: name is the file
+		{Attachment{Name: "a cat", Summary: "  "}, "a cat"},           // a blank summary says nothing
+	} {
+		if got := tc.a.AltText(); got != tc.want {
+			t.Errorf("%+v.AltText() = %q; want %q", tc.a, got, tc.want)
+		}
+	}
+}
+
+// An Article titled in nameMap only (as murlog sends one) is read with
+// that title.
+func TestNameMapTitle(t *testing.T) {
+	o, err := Decode([]byte(`{"id":"https://a.example/p/1","type":"Article","nameMap":{"ja":"題","en":"Title"},"content":"<p>x</p>"}`))
+	if err != nil || o.Name != "Title" {
+		t.Errorf("Decode = %+v, %v; want the name of the first language, Title", o, err)
+	}
+	if o, _ = Decode([]byte(`{"id":"https://a.example/p/1","type":"Article","name":"Plain","nameMap":{"en":"Title"}}`)); o.Name != "Plain" {
+		t.Errorf("name %q; want the plain name first", o.Name)
 	}
 }

@@ -10,17 +10,22 @@ const (
 	// forty tags is ~10 KB).
 	MaxBody = 1 << 20
 	// MaxDepth is how deeply arrays and objects, counted together, may
-	// nest. Real documents need up to 9 (an outbox page whose embedded
-	// Create embeds a Note whose replies embed their first page, or whose
-	// emoji tag has an icon); 16 leaves room and still bounds the
-	// decoder's recursion, one level per embedded object.
-	MaxDepth = 16
+	// nest. The deepest real documents are outbox pages at 7 (page,
+	// orderedItems, the Create, its Note, the Note's tag list, an emoji
+	// tag, its icon — or replies, first, items); the fixtures of
+	// Mastodon, Misskey and GoToSocial stay at 5. 10 leaves room and keeps
+	// the decoder's recursion, one level per embedded object, short.
+	MaxDepth = 10
 	// MaxContent caps content, summary and each contentMap value, in bytes
 	// after JSON decoding: 100 KB holds a long article's HTML.
 	MaxContent = 100_000
 	// MaxNameLen caps name, preferredUsername, tag and attachment names,
 	// profile field values, media types and blurhashes, in bytes.
 	MaxNameLen = 1000
+	// MaxAltText caps an attachment's name and summary (its description,
+	// alt text), in bytes: Mastodon and GoToSocial allow 1,500 characters,
+	// up to 6,000 bytes of UTF-8.
+	MaxAltText = 6000
 	// MaxIRI caps every IRI (ids, actor, inbox, url, hrefs), in bytes.
 	MaxIRI = 2048
 	// MaxAddress caps to+cc+bto+bcc+audience together. A Mastodon post

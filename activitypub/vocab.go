@@ -57,8 +57,22 @@ type Tag struct {
 // actor (Type "PropertyValue", Name and Value).
 type Attachment struct {
 	Type, MediaType, URL, Name, Blurhash string
+	Summary                              string // a medium's description (GoToSocial, Honk)
 	Width, Height                        int
 	Value                                string // PropertyValue: the field's HTML
+}
+
+// AltText is a medium's description: its summary, else its name.
+// GoToSocial sends the description as summary only, Honk as summary
+// with the file name as name, Mastodon and Misskey as name; Mastodon
+// and GoToSocial read summary first too (Mastodon
+// app/lib/activitypub/parser/media_attachment_parser.rb, description;
+// gotosocial#2303).
+func (a Attachment) AltText() string {
+	if strings.TrimSpace(a.Summary) != "" {
+		return a.Summary
+	}
+	return a.Name
 }
 
 // Image is an actor's icon (avatar) or image (header), or an emoji's icon.

@@ -1,6 +1,11 @@
 package api_test
 
 import (
+	"bytes"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -41,6 +46,9 @@ func TestPersonas(t *testing.T) {
 	if got["private_key_pem"] != nil || !strings.Contains(got["public_key_pem"].(string), "BEGIN PUBLIC KEY") {
 		t.Errorf("personas.get exposes %v; want the public key only", got)
 	}
+	// An avatar names an image in the media directory (media/).
+	rpcErr(t, "avatar with no file", s.Client.Call(ctx, "personas.update", map[string]any{"id": p.ID, "avatar_path": "avatars/a.png"}, nil), -32602, "invalid", 400)
+	writePNG(t, filepath.Join(s.Dir, "media", "avatars", "a.png"))
 	var u personaResult
 	err := s.Client.Call(ctx, "personas.update", map[string]any{"id": p.ID, "display_name": "Alice A.", "summary": "bio",
 		"locked": true, "fields": []map[string]string{{"name": "Web", "value": "https://a.example"}, {"name": "場所", "value": "東京"}},
@@ -88,5 +96,20 @@ func TestSiteSettings(t *testing.T) {
 	s.Client.Call(ctx, "site.get_settings", nil, &st)
 	if st["domain"] != s.Domain() || st["language"] != "ja" {
 		t.Errorf("after refused updates: %v", st)
+	}
+}
+
+// writePNG writes a 1×1 PNG at path.
+func writePNG(t *testing.T, path string) {
+	t.Helper()
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewRGBA(image.Rect(0, 0, 1, 1))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -246,5 +246,7 @@ func (f *fediServer) noteJSON(n int) map[string]any {
 		"published": "2026-05-01T10:00:00Z", "url": fmt.Sprintf("%s/@bob/%d", f.URL, n),
 		"tag": []map[string]string{{"type": "Hashtag", "name": "#go", "href": f.URL + "/tags/go"}},
 		"attachment": []map[string]string{{"type": "Document", "mediaType": "image/png", "url": f.URL + "/media/1.png", "name": "alt"},
+			// GoToSocial sends the description as summary.
+			{"type": "Image", "mediaType": "image/jpeg", "url": f.URL + "/media/2.jpg", "summary": "a tree in the snow"},
 			{"type": "Document", "mediaType": "image/png", "url": "javascript:alert(1)"}}}
 }

@@ -64,8 +64,8 @@ func TestActorsOutboxPagesAndFollowCollections(t *testing.T) {
 	if field(items, 0, "visibility") != "public" || field(items, 0, "id") != "" || field(items, 0, "tags", 0) != "go" {
 		t.Errorf("item = %v; want public, not cached (id \"\"), tag go", items[0])
 	}
-	if att, _ := field(items, 0, "attachments").([]any); len(att) != 1 || field(att, 0, "name") != "alt" {
-		t.Errorf("attachments = %v; want the http one only", field(items, 0, "attachments"))
+	if att, _ := field(items, 0, "attachments").([]any); len(att) != 2 || field(att, 0, "name") != "alt" || field(att, 1, "name") != "a tree in the snow" {
+		t.Errorf("attachments = %v; want the http ones only, with their alt texts (name, or GoToSocial's summary)", field(items, 0, "attachments"))
 	}
 	next, _ := field(pg, "next_cursor").(string)
 	if next != e.fedi.bob()+"/outbox?page=2" {

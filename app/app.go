@@ -20,6 +20,7 @@ import (
 	"github.com/murlog/murlog/config"
 	"github.com/murlog/murlog/federation"
 	"github.com/murlog/murlog/httpd"
+	"github.com/murlog/murlog/mediadir"
 	"github.com/murlog/murlog/my"
 	"github.com/murlog/murlog/outbound"
 	"github.com/murlog/murlog/persona"
@@ -225,6 +226,9 @@ func (a *App) routes() http.Handler {
 	for _, p := range federation.Patterns() {
 		mux.Handle(p, rooms[roomFederation])
 	}
+	mux.HandleFunc(mediadir.Prefix, func(w http.ResponseWriter, r *http.Request) {
+		mediadir.New(a.cfg.Load().MediaPath).ServeHTTP(w, r)
+	})
 	for _, p := range blog.Patterns() {
 		mux.Handle(p, rooms[roomBlog])
 	}

@@ -58,6 +58,8 @@ var dispatchRules = []struct {
 	{postOnly, inbox.IsPath, anyClient, roomInbox},
 	// murlog 0.8.1's /users/name… read by anyone: a 301 to today's address.
 	{reads, isLegacyPath, anyClient, roomLegacy},
+	// Any other method on an inbox: the inbox answers 405 with Allow: POST.
+	{nil, inbox.IsPath, anyClient, roomInbox},
 	// "/@name…": the actor, its collections and notes as ActivityPub…
 	{reads, federation.IsProfilePath, apClient, roomFederation},
 	// …and the persona's site, posts, search and feeds as the blog.

@@ -27,7 +27,8 @@ func TestDispatch(t *testing.T) {
 		{"POST", "/@alice/outbox", ap, roomNotFound},
 		{"POST", "/@alice", ap, roomNotFound},
 		{"POST", "/@alice/x/inbox", "", roomNotFound},
-		{"GET", "/inbox", ap, roomNotFound},
+		{"GET", "/inbox", ap, roomInbox},             // 405 with Allow: POST
+		{"PUT", "/@alice/inbox", browser, roomInbox}, // 405 with Allow: POST
 		// A persona's addresses: ActivityPub JSON to servers…
 		{"GET", "/@alice", ap, roomFederation},
 		{"HEAD", "/@alice", ld, roomFederation},
@@ -35,7 +36,8 @@ func TestDispatch(t *testing.T) {
 		{"GET", "/@alice/outbox", ap, roomFederation},
 		{"GET", "/@alice/01JABCDEFGHJKMNPQRSTVWXYZ0", ap, roomFederation},
 		{"GET", "/@alice/01JABCDEFGHJKMNPQRSTVWXYZ0/replies", ap, roomFederation},
-		{"GET", "/@alice/inbox", ap, roomFederation}, // the post handler answers 404
+		{"GET", "/@alice/inbox", ap, roomInbox},       // 405 with Allow: POST
+		{"GET", "/users/alice/inbox", ap, roomLegacy}, // 301 to /@alice/inbox
 		{"GET", "/@alice/feed.rss", ap, roomFederation},
 		// …and the blog to everyone else.
 		{"GET", "/@alice", browser, roomBlog},

@@ -15,6 +15,7 @@ import (
 	"github.com/murlog/murlog/federation"
 	"github.com/murlog/murlog/httpd"
 	"github.com/murlog/murlog/inbox"
+	"github.com/murlog/murlog/mediadir"
 	"github.com/murlog/murlog/metrics"
 	"github.com/murlog/murlog/my"
 	"github.com/murlog/murlog/outbound"
@@ -138,7 +139,7 @@ func (a *App) run(ctx context.Context, in *installed) (*running, error) {
 	// federation documents do not change with them.
 	rt.siteConfig = newSiteConfig(db, a.log, a.themeSet(cfg), rt.blogLoader.Invalidate)
 	cookies := httpd.Cookies{Secure: cfg.Scheme == "https"}
-	rpc := api.New(api.Deps{Site: rt.site, Cookies: cookies, Auth: in.auth, Personas: persona.New(db),
+	rpc := api.New(api.Deps{Site: rt.site, Cookies: cookies, Auth: in.auth, Personas: persona.New(db).WithImages(mediadir.New(cfg.MediaPath)),
 		Posts: newPosts(rt), Settings: settings.New(db), SiteConfig: rt.siteConfig,
 		Domains: domains.New(db), Queue: in.queue, Now: a.opts.Now,
 		Changed: func() { rt.fed.Invalidate(); rt.blogLoader.Invalidate() },

@@ -145,11 +145,27 @@ func OptionsOf(post *murlog.Post, allowQuotes bool) PostOptions {
 
 // PostObject is the Note (KindNote) or Article (KindArticle) for post,
 // written by p: the document at Site.PostURL and the object of its
-// Create and Update. An article is an Article with its title as name and
-// the full HTML as content (or, when the owner chose AsNote, a Note
-// opening with its title); its description is never put in summary,
-// which Mastodon shows as a content warning (mastodon#8609) — summary
-// carries only post.Summary, a real content warning.
+// Create and Update. An article is an Article whose content opens with
+// its title in bold, the title also given as nameMap (or, when the owner
+// chose AsNote, a Note opening with its title). Neither name nor the
+// description goes in summary or name: see articleLanguage.
+//
+// The shape follows what the servers do with an Article:
+//   - Mastodon shows it converted: its title (name, else nameMap), its
+//     summary and a link to url; content is not shown
+//     (app/lib/activitypub/activity/create.rb, converted_object_type?;
+//     app/lib/activitypub/parser/status_parser.rb, title).
+//   - GoToSocial shows content behind a content warning made of summary,
+//     else name (internal/typeutils/astointernal.go, ASStatusToStatus);
+//     its name extraction reads a plain string only, not nameMap
+//     (internal/ap/extract.go, ExtractName).
+//   - Misskey shows content, summary as the content warning, and ignores
+//     name (ApNoteService).
+//
+// So the title in nameMap only, and in content: Mastodon shows the title
+// and a link, GoToSocial and Misskey the title and the text with no
+// content warning. summary carries only post.Summary, a real content
+// warning.
 func PostObject(site murlog.Site, p *murlog.Persona, post *murlog.Post, o PostOptions) *activitypub.Post {
 	u := p.Username
 	mentions := make([]string, len(o.Mentions))
@@ -170,14 +186,15 @@ func PostObject(site murlog.Site, p *murlog.Persona, post *murlog.Post, o PostOp
 		Cc:           cc,
 		Sensitive:    ptr(post.Sensitive || post.Summary != ""),
 	}
-	switch {
-	case post.Kind == murlog.KindArticle && post.AsNote:
-		// The owner's choice for a short titled post: a Note whose first
-		// paragraph is the title, shown in full by Mastodon.
+	if post.Kind == murlog.KindArticle {
+		// Both forms open with the title, so every server that shows the
+		// content shows the title too.
 		obj.Content = "<p><strong>" + html.EscapeString(post.Title) + "</strong></p>" + post.Content
-	case post.Kind == murlog.KindArticle:
+	}
+	if post.Kind == murlog.KindArticle && !post.AsNote {
+		// An Article's title goes in nameMap alone (see ArticleTitle).
 		obj.Type = "Article"
-		obj.Name = post.Title
+		obj.NameMap = map[string]string{articleLanguage(post.Language): post.Title}
 	}
 	if post.PublishedAt != nil {
 		obj.Published = activitypub.FormatTime(*post.PublishedAt)
@@ -188,7 +205,7 @@ func PostObject(site murlog.Site, p *murlog.Persona, post *murlog.Post, o PostOp
 		}
 	}
 	if post.Language != "" {
-		obj.ContentMap = map[string]string{post.Language: post.Content}
+		obj.ContentMap = map[string]string{post.Language: obj.Content}
 	}
 	for _, t := range post.Tags {
 		obj.Tag = append(obj.Tag, activitypub.Tag{Type: "Hashtag", Href: site.TagURL(t), Name: "#" + t})
@@ -204,6 +221,15 @@ func PostObject(site murlog.Site, p *murlog.Persona, post *murlog.Post, o PostOp
 	}
 	obj.InteractionPolicy = &activitypub.InteractionPolicy{CanQuote: activitypub.Approval{AutomaticApproval: quote}}
 	return obj
+}
+
+// articleLanguage is the nameMap key of an article's title: its
+// language, else "und" (BCP 47 for undetermined).
+func articleLanguage(lang string) string {
+	if lang == "" {
+		return "und"
+	}
+	return lang
 }
 
 // RepliesCollection is a post's replies: an OrderedCollection whose first

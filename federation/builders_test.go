@@ -108,3 +108,76 @@ func TestSocialActivities(t *testing.T) {
 		t.Errorf("Update(Person) = %v", ua)
 	}
 }
+
+// How Mastodon, GoToSocial and Misskey show a received post, reduced to
+// the rules their source applies (see PostObject's comment): what the
+// reader sees first (the content warning, or nothing), the title, and
+// the text or link.
+type shown struct{ cw, title, text string }
+
+func mastodonShows(o map[string]any) shown {
+	if o["type"] == "Article" { // converted: name (or nameMap), summary, a link to url
+		title := str(o, "name")
+		if nm, ok := o["nameMap"].(map[string]any); title == "" && ok {
+			for _, v := range nm {
+				title, _ = v.(string)
+			}
+		}
+		return shown{title: title, text: str(o, "summary") + " " + str(o, "url")}
+	}
+	return shown{cw: str(o, "summary"), text: str(o, "content")}
+}
+
+func gotosocialShows(o map[string]any) shown {
+	cw := str(o, "summary") // else the name, a plain string only
+	if cw == "" {
+		cw = str(o, "name")
+	}
+	return shown{cw: cw, text: str(o, "content")}
+}
+
+func misskeyShows(o map[string]any) shown {
+	return shown{cw: str(o, "summary"), text: str(o, "content")}
+}
+
+// An article reaches Mastodon as its title and a link, and GoToSocial and
+// Misskey as its title and text, with no content warning anywhere; the
+// Note form shows everywhere in full, the title first.
+func TestArticleShapeOnEachServer(t *testing.T) {
+	t.Parallel()
+	p := bpersona()
+	art := bpost(murlog.VisibilityPublic)
+	art.Kind, art.Title, art.Content = murlog.KindArticle, "Tea & cake", "<p>The body.</p>"
+	url := bsite.PostURL(p.Username, art.ID)
+	o := encode(t, federation.PostObject(bsite, p, art, federation.PostOptions{}))
+	if m := mastodonShows(o); m.cw != "" || m.title != "Tea & cake" || !strings.Contains(m.text, url) {
+		t.Errorf("Mastodon shows %+v; want the title and a link to %s, no content warning", m, url)
+	}
+	for server, s := range map[string]shown{"GoToSocial": gotosocialShows(o), "Misskey": misskeyShows(o)} {
+		if s.cw != "" || !strings.Contains(s.text, "Tea &amp; cake") || !strings.Contains(s.text, "The body.") {
+			t.Errorf("%s shows %+v; want the title and the text, no content warning", server, s)
+		}
+	}
+	// A real content warning stays one everywhere.
+	art.Summary = "spoilers"
+	o = encode(t, federation.PostObject(bsite, p, art, federation.PostOptions{}))
+	if g := gotosocialShows(o); g.cw != "spoilers" {
+		t.Errorf("GoToSocial content warning %q; want spoilers", g.cw)
+	}
+	art.Summary, art.AsNote = "", true
+	o = encode(t, federation.PostObject(bsite, p, art, federation.PostOptions{}))
+	for server, s := range map[string]shown{"Mastodon": mastodonShows(o), "GoToSocial": gotosocialShows(o), "Misskey": misskeyShows(o)} {
+		if s.cw != "" || !strings.HasPrefix(s.text, "<p><strong>Tea &amp; cake</strong></p>") || !strings.Contains(s.text, "The body.") {
+			t.Errorf("as a Note, %s shows %+v; want all of it, the title first", server, s)
+		}
+	}
+	// The language, when the post has one, keys the title.
+	art.AsNote, art.Language = false, "ja"
+	o = encode(t, federation.PostObject(bsite, p, art, federation.PostOptions{}))
+	if nm, _ := o["nameMap"].(map[string]any); nm["ja"] != "Tea & cake" || o["name"] != nil {
+		t.Errorf("name %v nameMap %v; want the title under ja, no name", o["name"], o["nameMap"])
+	}
+	if cm, _ := o["contentMap"].(map[string]any); cm["ja"] != o["content"] {
+		t.Errorf("contentMap %v differs from content %v", o["contentMap"], o["content"])
+	}
+}

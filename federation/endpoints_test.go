@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -197,6 +199,13 @@ func TestActorDocument(t *testing.T) {
 	// A profile edit through the API is visible at once (Invalidate),
 	// though the actor was rendered before.
 	wantStatus(t, get(t, base, "/@alice", apAccept), 200, "actor before the edit")
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89")
+	if err := os.MkdirAll(filepath.Join(s.Dir, "media", "avatars"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(s.Dir, "media", "avatars", "a.png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := s.Client.Call(ctx, "personas.update", map[string]any{"id": pid, "display_name": "Alice <A>",
 		"summary": "Hi & welcome.\n\nSecond <b>paragraph</b>", "locked": true, "discoverable": true,
 		"fields":      []map[string]string{{"name": "Site", "value": "https://alice.example/"}, {"name": "Pronouns", "value": "she/<her>"}},
@@ -364,7 +373,7 @@ func TestNotesAndVisibility(t *testing.T) {
 	}
 
 	n = get(t, base, "/@alice/"+art.ID, apAccept).json(t)
-	if str(n, "type") != "Article" || str(n, "name") != "My Title" || !strings.Contains(str(n, "content"), "<em>text</em>") {
+	if nm, _ := n["nameMap"].(map[string]any); str(n, "type") != "Article" || nm["und"] != "My Title" || !strings.Contains(str(n, "content"), "<em>text</em>") {
 		t.Errorf("article = %v", n)
 	}
 	if _, ok := n["summary"]; ok {

@@ -29,16 +29,17 @@ const (
 	// keyTTL bounds how long a cached key is used without looking at the
 	// store again, where the inbox processing records an actor's Update.
 	keyTTL = time.Hour
-	// refetchEvery is the least time between two fetches of one actor
-	// for a failed verification. A rotated key is found at the first
-	// failure after that (the sender retries a refused delivery later),
-	// while forged signatures naming a real key cost at most one fetch
-	// per key in that time. Mastodon also holds off for 5 minutes, per
-	// client address, after a failed key refresh.
-	refetchEvery = 5 * time.Minute
-	// failedFor is how long a key that could not be fetched is not tried
-	// again.
-	failedFor = time.Minute
+	// RefetchEvery is the least time between two fetches of one actor:
+	// for a failed verification (a key rotation is found at the first
+	// failure after that; the sender retries a refused delivery later),
+	// and for a keyId of an actor fetched just now that does not list
+	// it. So forged signatures naming a real actor cost at most one
+	// fetch of it in that time. Mastodon also holds off for 5 minutes,
+	// per client address, after a failed key refresh.
+	RefetchEvery = 5 * time.Minute
+	// FailedFor is how long an actor that could not be fetched is not
+	// tried again (the negative cache).
+	FailedFor = time.Minute
 )
 
 // VerifierDeps are what a Verifier needs; Store and Resolver are
@@ -51,6 +52,8 @@ type VerifierDeps struct {
 	Now       func() time.Time
 	BlockTTL  time.Duration // DefaultBlockTTL when 0
 	CacheSize int           // DefaultKeyCache when 0
+	// FetchBudget bounds the key fetches; the Default… sizes where 0.
+	FetchBudget FetchBudget
 }
 
 // Verifier checks inbound HTTP signatures: cheap checks first (parse,
@@ -63,9 +66,7 @@ type Verifier struct {
 	blocks atomic.Pointer[blockSet]
 	bmu    sync.Mutex // one reload of the block lists at a time
 
-	fmu      sync.Mutex
-	inflight map[string]*fetchCall // by keyId
-	failed   map[string]time.Time  // keyId → when its fetch failed
+	fetches keyFetches
 }
 
 // NewVerifier returns a Verifier.
@@ -82,8 +83,9 @@ func NewVerifier(d VerifierDeps) *Verifier {
 	if d.CacheSize <= 0 {
 		d.CacheSize = DefaultKeyCache
 	}
-	return &Verifier{d: d, keys: lru.New[string, *cachedKey](d.CacheSize),
-		inflight: map[string]*fetchCall{}, failed: map[string]time.Time{}}
+	v := &Verifier{d: d, keys: lru.New[string, *cachedKey](d.CacheSize)}
+	v.fetches.init(d.FetchBudget, d.CacheSize, d.Now)
+	return v
 }
 
 // refusal is a refused signature: a client-safe message and the reason,
@@ -153,7 +155,7 @@ func (v *Verifier) Check(ctx context.Context, sig *httpsig.Signature) (*murlog.R
 	}
 	if err := sig.Verify(k.pub); err == nil {
 		return k.actor, nil
-	} else if fetched || v.d.Now().Sub(k.actor.FetchedAt) < refetchEvery {
+	} else if fetched || v.d.Now().Sub(k.actor.FetchedAt) < RefetchEvery {
 		return nil, refusal(murlog.EUnauthorized, "signature by "+SanitizeLog(sig.KeyID), err)
 	}
 	// The actor may have rotated its key since we fetched it.
@@ -234,56 +236,16 @@ func (v *Verifier) key(ctx context.Context, keyID string, force bool) (*cachedKe
 	return k, err == nil, err
 }
 
-// fetch fetches the actor owning keyID, once for concurrent callers, and
-// not again for failedFor after a failure.
-func (v *Verifier) fetch(ctx context.Context, keyID string) (*cachedKey, error) {
-	v.fmu.Lock()
-	if at, ok := v.failed[keyID]; ok && v.d.Now().Sub(at) < failedFor {
-		v.fmu.Unlock()
-		return nil, refusal(murlog.EUnauthorized, "key "+SanitizeLog(keyID)+" failed to fetch recently", nil)
-	}
-	if c, ok := v.inflight[keyID]; ok {
-		v.fmu.Unlock()
-		<-c.done
-		return c.k, c.err
-	}
-	c := &fetchCall{done: make(chan struct{})}
-	v.inflight[keyID] = c
-	v.fmu.Unlock()
-
-	c.k, c.err = v.fetchKey(ctx, keyID)
-	v.fmu.Lock()
-	delete(v.inflight, keyID)
-	if c.err != nil {
-		if len(v.failed) >= v.d.CacheSize {
-			clear(v.failed)
-		}
-		v.failed[keyID] = v.d.Now()
-	}
-	v.fmu.Unlock()
-	close(c.done)
-	return c.k, c.err
-}
-
-type fetchCall struct {
-	done chan struct{}
-	k    *cachedKey
-	err  error
-}
-
-func (v *Verifier) fetchKey(ctx context.Context, keyID string) (*cachedKey, error) {
-	a, err := v.d.Resolver.Refresh(ctx, httpsig.KeyOwnerGuess(keyID))
-	if err != nil {
-		return nil, refusal(murlog.EUnauthorized, "fetching key "+SanitizeLog(keyID), err)
-	}
-	if !activitypub.SameOrigin(a.URI, keyID) {
-		return nil, refusal(murlog.EUnauthorized, "key "+SanitizeLog(keyID)+" is not on its actor's host", nil)
-	}
-	return v.remember(keyID, a)
-}
-
-// remember parses the key keyID of actor a and caches it.
+// remember parses the key keyID of actor a and caches it. Every key
+// becomes usable here, from the store or a fetch, so here is where the
+// key's actor must be on the keyId's host: the blocks, rate limits and
+// budgets checked were the keyId host's, and an actor elsewhere (a
+// redirect led the fetch there, or it names a key id on another host)
+// must not pass for it.
 func (v *Verifier) remember(keyID string, a *murlog.RemoteActor) (*cachedKey, error) {
+	if !activitypub.SameOrigin(a.URI, keyID) {
+		return nil, refusal(murlog.EUnauthorized, "key "+SanitizeLog(keyID)+" is not on the host of its actor "+SanitizeLog(a.URI), nil)
+	}
 	var pub crypto.PublicKey
 	var err error
 	switch want := keyForm(keyID); {

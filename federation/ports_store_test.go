@@ -104,8 +104,8 @@ func TestArticleFederatedAsNote(t *testing.T) {
 	s, _ := site(t)
 	art := createPost(t, s, map[string]any{"kind": "article", "title": "Tea & cake", "content": "Short *and* sweet."})
 	n := get(t, s.Server.URL, "/@alice/"+art.ID, apAccept).json(t)
-	if n["type"] != "Article" || n["name"] != "Tea & cake" {
-		t.Fatalf("default article: type %v name %v; want Article named by its title", n["type"], n["name"])
+	if nm, _ := n["nameMap"].(map[string]any); n["type"] != "Article" || nm["und"] != "Tea & cake" || n["name"] != nil {
+		t.Fatalf("default article: type %v name %v nameMap %v; want an Article titled in nameMap only", n["type"], n["name"], n["nameMap"])
 	}
 	var v map[string]any
 	if err := s.Client.Call(ctx, "posts.update", map[string]any{"id": art.ID, "federate_as": "note"}, &v); err != nil || v["federate_as"] != "note" {

@@ -2,6 +2,7 @@ package federation
 
 import (
 	"html"
+	"log/slog"
 	"sort"
 	"strings"
 	"time"
@@ -18,23 +19,20 @@ import (
 // The inbox's processing and the API's fetches of remote posts both use
 // them, as the resolver uses actorOf.
 
-// ActorRecord turns a decoded remote actor into the record murlog caches:
-// the resolver's sanitized form (actorOf), held to what an actor may say
-// about itself — a user name, an inbox on its own server, collections and
-// keys on its own server, links only as absolute http(s) URLs — and with
-// the names reduced to text (tags dropped). fetched is when the document
-// was read.
-func ActorRecord(o *activitypub.Object, fetched time.Time) (*murlog.RemoteActor, error) {
+// ActorRecord turns a decoded remote actor — the object of its own
+// Update — into the record murlog caches: the resolver's sanitized form
+// (actorOf), held to its own host (holdToHost) and to what an actor may
+// say about itself — a user name, links only as absolute http(s) URLs —
+// with the names reduced to text (tags dropped). fetched is when the
+// document was read; log may be nil.
+func ActorRecord(o *activitypub.Object, fetched time.Time, log *slog.Logger) (*murlog.RemoteActor, error) {
 	if !o.IsActor() {
 		return nil, murlog.Invalid("type", "%q is not an actor type", o.Type)
 	}
-	if activitypub.HostOf(o.ID) == "" {
-		return nil, murlog.Invalid("id", "is not an http(s) URL")
-	}
-	if !activitypub.SameOrigin(o.Inbox, o.ID) {
-		return nil, murlog.Invalid("inbox", "missing or not on the actor's server")
-	}
 	a := actorOf(o)
+	if err := holdToHost(a, log); err != nil {
+		return nil, err
+	}
 	if a.Username = plainText(a.Username, MaxDisplayName); a.Username == "" || strings.ContainsAny(a.Username, "@/ ") {
 		return nil, murlog.Invalid("preferredUsername", "missing or not a user name")
 	}
@@ -42,26 +40,41 @@ func ActorRecord(o *activitypub.Object, fetched time.Time) (*murlog.RemoteActor,
 	for i := range a.Fields {
 		a.Fields[i].Name = plainText(a.Fields[i].Name, MaxDisplayName)
 	}
-	a.URL, a.SharedInbox, a.MovedTo = httpURL(a.URL), httpURL(a.SharedInbox), httpURL(a.MovedTo)
+	a.URL, a.MovedTo = httpURL(a.URL), httpURL(a.MovedTo)
 	a.AvatarURL, a.HeaderURL = httpURL(a.AvatarURL), httpURL(a.HeaderURL)
-	a.Outbox, a.Followers = sameOrigin(a.Outbox, o.ID), sameOrigin(a.Followers, o.ID)
-	a.Following, a.Featured = sameOrigin(a.Following, o.ID), sameOrigin(a.Featured, o.ID)
-	if !activitypub.SameOrigin(a.KeyID, o.ID) {
-		a.KeyID, a.PublicKeyPEM = "", ""
-	}
-	if !activitypub.SameOrigin(a.Ed25519KeyID, o.ID) {
-		a.Ed25519KeyID, a.Ed25519Key = "", ""
-	}
 	a.FetchedAt, a.CreatedAt, a.UpdatedAt = fetched, fetched, fetched
 	return a, nil
 }
 
-// sameOrigin returns iri when it is on base's server, else "".
-func sameOrigin(iri, base string) string {
-	if activitypub.SameOrigin(iri, base) {
-		return iri
+// holdToHost holds a remote actor, fetched or updated, to its own host:
+// every URL murlog delivers to or fetches from — inbox, shared inbox,
+// outbox, followers, following, featured — must be on the host of its
+// id. An inbox elsewhere refuses the actor (murlog would sign its
+// deliveries, followers-only posts included, to a third server); any
+// other such URL elsewhere is dropped with a log line "remote actor URL
+// dropped" (deliveries then go to the actor's own inbox). Its keys are
+// held to the keyId's host where they are used, in Verifier.remember.
+func holdToHost(a *murlog.RemoteActor, log *slog.Logger) error {
+	if activitypub.HostOf(a.URI) == "" {
+		return murlog.Invalid("id", "is not an http(s) URL")
 	}
-	return ""
+	if !activitypub.SameOrigin(a.Inbox, a.URI) {
+		return murlog.Invalid("inbox", "missing or not on the actor's server")
+	}
+	for _, f := range []struct {
+		name string
+		v    *string
+	}{{"endpoints.sharedInbox", &a.SharedInbox}, {"outbox", &a.Outbox}, {"followers", &a.Followers},
+		{"following", &a.Following}, {"featured", &a.Featured}} {
+		if *f.v != "" && !activitypub.SameOrigin(*f.v, a.URI) {
+			if log != nil {
+				log.Warn("remote actor URL dropped", "actor", SanitizeLog(a.URI), "field", f.name, "url", SanitizeLog(*f.v),
+					"reason", "not on the actor's host")
+			}
+			*f.v = ""
+		}
+	}
+	return nil
 }
 
 // textOf is the text of an HTML fragment, entities decoded.
@@ -151,7 +164,7 @@ func RemotePostOf(site murlog.Site, actor *murlog.RemoteActor, o *activitypub.Ob
 			continue
 		}
 		post.Attachments = append(post.Attachments, murlog.RemoteAttachment{Type: at.Type, MediaType: plainText(at.MediaType, 100),
-			URL: u, Name: plainText(at.Name, 1500), Blurhash: plainText(at.Blurhash, 100)})
+			URL: u, Name: plainText(at.AltText(), activitypub.MaxAltText), Blurhash: plainText(at.Blurhash, 100)})
 	}
 	post.PublishedAt = o.Published
 	if post.PublishedAt.IsZero() {

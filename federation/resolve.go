@@ -141,6 +141,9 @@ func (rv *Resolver) byURI(ctx context.Context, uri string, force bool) (*murlog.
 		return nil, err
 	}
 	a := actorOf(o)
+	if err := holdToHost(a, rv.d.Log); err != nil {
+		return nil, fmt.Errorf("the actor %s: %w", SanitizeLog(o.ID), err)
+	}
 	err = rv.d.Store.Update(ctx, func(tx store.Tx) error {
 		a.FetchedAt = tx.Now()
 		return tx.RemoteActors().Upsert(a)
@@ -177,9 +180,6 @@ func (rv *Resolver) fetchActor(ctx context.Context, uri string) (*activitypub.Ob
 	if !activitypub.SameOrigin(o.ID, resp.URL) {
 		// An actor speaks only for its own server.
 		return nil, murlog.Errorf(murlog.EForbidden, "the actor fetched from %s claims the id %s on another host", activitypub.HostOf(resp.URL), SanitizeLog(o.ID))
-	}
-	if activitypub.HostOf(o.Inbox) == "" {
-		return nil, murlog.Errorf(murlog.EInvalid, "the actor %s has no inbox", SanitizeLog(o.ID))
 	}
 	return o, nil
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -21,6 +22,7 @@ type fediServer struct {
 	hits, signed  atomic.Int64
 	idHost        string // when set, the actor claims an id on this host
 	lastSignature atomic.Value
+	signedPath    sync.Map // path → whether its last request was signed
 }
 
 func newFediServer(t *testing.T) *fediServer {
@@ -35,10 +37,12 @@ func (f *fediServer) host() string { return strings.TrimPrefix(f.srv.URL, "http:
 
 func (f *fediServer) serve(w http.ResponseWriter, r *http.Request) {
 	f.hits.Add(1)
-	if sig := r.Header.Get("Signature") + r.Header.Get("Signature-Input"); sig != "" {
+	sig := r.Header.Get("Signature") + r.Header.Get("Signature-Input")
+	if sig != "" {
 		f.signed.Add(1)
 		f.lastSignature.Store(sig)
 	}
+	f.signedPath.Store(r.URL.Path, sig != "")
 	actor := f.srv.URL + "/users/ann"
 	switch r.URL.Path {
 	case "/.well-known/webfinger":
@@ -158,5 +162,26 @@ func TestResolveRefusesActorsClaimingAnotherHost(t *testing.T) {
 	}
 	if _, err := rv.Resolve(ctx, "not a handle"); murlog.ErrorCode(err) != murlog.EInvalid {
 		t.Errorf("Resolve(garbage) = %v; want invalid", err)
+	}
+}
+
+// What murlog signs, as docs/federation.md says: every fetch of an
+// ActivityPub document (the actor, an object), with the primary
+// persona's key; not the WebFinger lookup, which is public by design and
+// which Mastodon does not sign either.
+func TestFetchesAreSignedWebFingerIsNot(t *testing.T) {
+	s := testsite.New(t)
+	f := newFediServer(t)
+	rv := newResolver(t, s)
+	if _, err := rv.Resolve(ctx, "@ann@"+f.host()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rv.FetchObject(ctx, f.srv.URL+"/users/ann/statuses/1"); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]bool{"/.well-known/webfinger": false, "/users/ann": true, "/users/ann/statuses/1": true} {
+		if got, ok := f.signedPath.Load(path); !ok || got.(bool) != want {
+			t.Errorf("GET %s signed = %v (requested: %v); want %v", path, got, ok, want)
+		}
 	}
 }

@@ -117,7 +117,8 @@ type Deps struct {
 // Every refusal comes as early and as cheaply as it can: size, content
 // type and persona, the client's rate, the signature's form, the signing
 // domain's rate and blocks — all before the body is read — then the
-// body, its digest, the key and the signature, then the activity itself.
+// body, its digest and the activity's shape and actor, and only then the
+// key (fetched within a budget) and the signature.
 // An accepted activity is stored with its inbox.process job and answered
 // 202; the processing happens in the worker.
 type Handler struct {
@@ -195,6 +196,7 @@ func (in *Handler) fromErr(w http.ResponseWriter, r *http.Request, err error, at
 	if murlog.ErrorCode(err) == murlog.EInternal {
 		in.log.Error("inbox failed", append([]any{"path", r.URL.Path, "err", err}, attrs...)...)
 	}
+	httpd.SetRetryAfter(w, err)
 	in.refuse(w, r, httpd.Status(err), err.Error(), attrs...)
 }
 
@@ -259,6 +261,19 @@ func (in *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		in.fromErr(w, r, err, "key_id", federation.SanitizeLog(sig.KeyID))
 		return
 	}
+	// 5. The activity, still without a key: well-formed, and by an actor
+	// on the keyId's host (the key must be its actor's, so anything else
+	// cannot verify and is not worth a fetch).
+	act, err := activitypub.Decode(body)
+	if err != nil {
+		in.refuse(w, r, http.StatusBadRequest, "activity: "+err.Error(), "key_id", federation.SanitizeLog(sig.KeyID))
+		return
+	}
+	if !activitypub.SameOrigin(act.Actor.ID, sig.KeyID) {
+		in.refuse(w, r, http.StatusUnauthorized, "activity actor "+federation.SanitizeLog(act.Actor.ID)+" is not on the keyId's host", "key_id", federation.SanitizeLog(sig.KeyID))
+		return
+	}
+	// 6. The key and the signature.
 	known := in.d.Verifier.KnownActor(ctx, sig.KeyID)
 	if known != nil {
 		// A blocked actor is always a known one: its activity is dropped
@@ -273,7 +288,7 @@ func (in *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if known == nil && selfDelete(body) {
+	if known == nil && act.Type == "Delete" && act.Actor.ID != "" && act.Object.First().ID == act.Actor.ID {
 		// A deleted account's server tells every server it ever reached;
 		// its key is gone with it, and we never knew it: nothing to
 		// verify, nothing to delete, no fetch (Mastodon drops these too).
@@ -281,6 +296,9 @@ func (in *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
+	// The key may be fetched now, within the Verifier's key-fetch budget:
+	// a spent budget is 503 with Retry-After, which Mastodon and
+	// GoToSocial retry later, where a 401 is final for GoToSocial.
 	signer, err := in.d.Verifier.Check(ctx, sig)
 	if err != nil {
 		if se := (*httpsig.Error)(nil); errors.As(err, &se) {
@@ -294,12 +312,7 @@ func (in *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		in.fromErr(w, r, err, "key_id", federation.SanitizeLog(sig.KeyID))
 		return
 	}
-	// 5. The activity: well-formed, by the signer, not blocked.
-	act, err := activitypub.Decode(body)
-	if err != nil {
-		in.refuse(w, r, http.StatusBadRequest, "activity: "+err.Error(), "key_id", federation.SanitizeLog(sig.KeyID))
-		return
-	}
+	// 7. By the signer, not blocked.
 	if act.Actor.ID != signer.URI {
 		in.refuse(w, r, http.StatusUnauthorized, "activity actor "+federation.SanitizeLog(act.Actor.ID)+" is not the signer "+signer.URI, "key_id", federation.SanitizeLog(sig.KeyID))
 		return
@@ -319,7 +332,7 @@ func (in *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	// 6. Dedupe and enqueue in one transaction, grouped with others.
+	// 8. Dedupe and enqueue in one transaction, grouped with others.
 	it := &pending{id: ItemID(act.ID), actorID: signer.ID, personaID: personaID, body: body, traceparent: traceparent(ctx)}
 	if in.d.OneShot {
 		err = in.batch.write(ctx, []*pending{it})
@@ -333,22 +346,7 @@ func (in *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !it.isNew {
 		in.log.Info("inbox duplicate", "activity", federation.SanitizeLog(act.ID), "actor", signer.URI)
 	}
-	// 7.
 	w.WriteHeader(http.StatusAccepted)
-}
-
-// selfDelete reports whether body is an actor's Delete of itself.
-func selfDelete(body []byte) bool {
-	var a struct {
-		Type   string          `json:"type"`
-		Actor  json.RawMessage `json:"actor"`
-		Object json.RawMessage `json:"object"`
-	}
-	if json.Unmarshal(body, &a) != nil || a.Type != "Delete" || len(a.Actor) == 0 {
-		return false
-	}
-	act, err := activitypub.Decode(body)
-	return err == nil && act.Actor.ID != "" && act.Object.First().ID == act.Actor.ID
 }
 
 // persona resolves the inbox's persona: "" for the shared inbox.

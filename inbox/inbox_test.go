@@ -430,3 +430,22 @@ func TestInboxDropsDeletesOfUnknownActorsWithoutFetch(t *testing.T) {
 	r = send(t, rm.signed(t, s.Server.URL, "/inbox", gone, create(actor, 1), httpsig.Cavage, c.now()))
 	wantStatus(t, r, http.StatusUnauthorized, "Create by an actor that is gone")
 }
+
+// An inbox answers anything but a POST with 405 and Allow: POST, as
+// docs/federation.md says, not 404.
+func TestInboxAnswersOtherMethodsWith405(t *testing.T) {
+	t.Parallel()
+	s, _ := inboxSite(t)
+	for _, path := range []string{"/@alice/inbox", "/inbox"} {
+		for _, method := range []string{"GET", "HEAD", "PUT"} {
+			req, err := http.NewRequest(method, s.Server.URL+path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := send(t, req)
+			if r.status != http.StatusMethodNotAllowed || r.header.Get("Allow") != "POST" {
+				t.Errorf("%s %s: status %d, Allow %q; want 405 and POST", method, path, r.status, r.header.Get("Allow"))
+			}
+		}
+	}
+}

@@ -17,7 +17,7 @@ import (
 // embeds. A document without a key keeps the cached key: an Update is no
 // way to lose the key its later activities are verified with.
 func (p *Processor) refreshActor(ctx context.Context, old *murlog.RemoteActor, o *activitypub.Object) error {
-	a, err := federation.ActorRecord(o, p.now())
+	a, err := federation.ActorRecord(o, p.now(), p.log)
 	if err != nil {
 		return err
 	}

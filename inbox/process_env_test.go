@@ -161,7 +161,7 @@ func (e *penv) actor(doc string) *murlog.RemoteActor {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	a, err := federation.ActorRecord(o, time.Now())
+	a, err := federation.ActorRecord(o, time.Now(), nil)
 	if err != nil {
 		e.t.Fatal(err)
 	}

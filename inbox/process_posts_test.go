@@ -22,21 +22,24 @@ func TestProcessCreate(t *testing.T) {
 		contains                 []string // in the stored content
 		notified                 []murlog.NotificationKind
 		title                    string
+		alts                     []string // the stored attachments' alt texts
 	}{
 		{name: "mastodon note", actor: "mastodon/actor.json", create: "mastodon/create_note.json",
-			uri: "https://mastodon.example/users/alice/statuses/111", typ: "Note", vis: murlog.VisibilityPublic},
+			uri: "https://mastodon.example/users/alice/statuses/111", typ: "Note", vis: murlog.VisibilityPublic,
+			alts: []string{"A cat asleep on a keyboard"}},
 		{name: "gotosocial mention", actor: "gotosocial/actor.json", create: "gotosocial/create_note.json",
 			uri: "https://gts.example/users/carol/statuses/01HGTSNOTE", typ: "Note", vis: murlog.VisibilityFollowers,
-			contains: []string{`class="h-card"`, `class="u-url mention"`}, notified: kinds(murlog.NotifyMention)},
+			contains: []string{`class="h-card"`, `class="u-url mention"`}, notified: kinds(murlog.NotifyMention),
+			alts: []string{"a tree in the snow"}},
 		{name: "misskey note", actor: "misskey/actor.json", create: "misskey/create_note.json",
-			uri: "https://misskey.example/notes/9xyz0001", typ: "Note"},
+			uri: "https://misskey.example/notes/9xyz0001", typ: "Note", alts: []string{"", "キーボードの上で眠る猫"}},
 		{name: "mastodon question", actor: "mastodon/actor.json", create: "mastodon/question.json",
 			uri: "https://mastodon.example/users/alice/statuses/113", typ: "Question", vis: murlog.VisibilityPublic,
 			contains: []string{"Tabs or spaces?", `href="https://mastodon.example/users/alice/statuses/113"`}},
 		{name: "misskey question", actor: "misskey/actor.json", create: "misskey/question.json",
 			uri: "https://misskey.example/notes/9poll001", typ: "Question"},
 		{name: "wordpress article", create: "wordpress/article.json", uri: "https://wp.example/?p=42", typ: "Article",
-			vis: murlog.VisibilityPublic},
+			vis: murlog.VisibilityPublic, alts: []string{"rack"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newPenv(t)
@@ -60,6 +63,13 @@ func TestProcessCreate(t *testing.T) {
 				if !strings.Contains(p.Content, s) {
 					t.Errorf("content %q lacks %q", p.Content, s)
 				}
+			}
+			var alts []string
+			for _, at := range p.Attachments {
+				alts = append(alts, at.Name)
+			}
+			if !slices.Equal(alts, tc.alts) {
+				t.Errorf("stored alt texts %q; want %q", alts, tc.alts)
 			}
 			if got := e.notifications(); !slices.Equal(got, tc.notified) {
 				t.Errorf("notifications = %v; want %v", got, tc.notified)

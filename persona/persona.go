@@ -83,10 +83,26 @@ func NewKeyPair() (publicPEM, privatePEM string, err error) {
 // Service reads and edits personas.
 type Service struct {
 	store store.Store
+	media Images
+}
+
+// Images tells whether a media reference names an image murlog serves
+// (*mediadir.Dir): an avatar_path or header_path that does not is refused,
+// so no page or document ever points at a missing image.
+type Images interface {
+	Image(ref string) (mediaType string, err error)
 }
 
 // New returns a Service.
 func New(st store.Store) *Service { return &Service{store: st} }
+
+// WithImages returns s checking avatar and header paths against img.
+// Without it (tests of other things) paths are checked for form only.
+func (s *Service) WithImages(img Images) *Service {
+	c := *s
+	c.media = img
+	return &c
+}
 
 // Get returns a persona by id.
 func (s *Service) Get(ctx context.Context, id string) (*murlog.Persona, error) {
@@ -143,6 +159,9 @@ func (s *Service) Update(ctx context.Context, u Update) (*murlog.Persona, error)
 		return nil, murlog.Invalid("id", "is not a valid id")
 	}
 	if err := u.validate(); err != nil {
+		return nil, err
+	}
+	if err := s.checkImages(u); err != nil {
 		return nil, err
 	}
 	var p *murlog.Persona
@@ -238,6 +257,26 @@ func (u *Update) validate() error {
 		}
 		if len(*m.v) > MaxMediaPath || strings.Contains(*m.v, "..") || strings.HasPrefix(*m.v, "/") {
 			return murlog.Invalid(m.name, "must be a media path such as avatars/abc.png")
+		}
+	}
+	return nil
+}
+
+// checkImages refuses an avatar or header path that names no image in
+// the media directory ("" removes the image and is always fine).
+func (s *Service) checkImages(u Update) error {
+	if s.media == nil {
+		return nil
+	}
+	for _, m := range []struct {
+		name string
+		v    *string
+	}{{"avatar_path", u.AvatarPath}, {"header_path", u.HeaderPath}} {
+		if m.v == nil || strings.TrimSpace(*m.v) == "" {
+			continue
+		}
+		if _, err := s.media.Image(strings.TrimSpace(*m.v)); err != nil {
+			return murlog.Invalid(m.name, "names no image in the media directory (PNG, JPEG, GIF, WebP or AVIF): %s", murlog.ErrorMessage(err))
 		}
 	}
 	return nil

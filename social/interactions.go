@@ -184,7 +184,9 @@ func (s *Service) remoteTarget(tx store.Tx, personaID, remotePostID string) (*mu
 // interactionJob is the job delivering i (or, with undoID, its Undo).
 func interactionJob(p *murlog.Persona, author *murlog.RemoteActor, i *murlog.Interaction, undoID string) queue.Job {
 	if i.Kind == murlog.InteractionAnnounce {
-		return delivery.AnnounceJob(delivery.AnnouncePayload{PersonaID: p.ID, Object: i.ObjectURI, ObjectTo: author.Inbox,
+		// The author's server hears the boost once: at its shared inbox
+		// when it has one, where the followers' copies go too.
+		return delivery.AnnounceJob(delivery.AnnouncePayload{PersonaID: p.ID, Object: i.ObjectURI, ObjectTo: author.DeliveryInbox(),
 			ActivityID: i.ActivityURI, UndoID: undoID})
 	}
 	topic := delivery.TopicSendLike

@@ -79,8 +79,8 @@ func TestOutboundInteractions(t *testing.T) {
 	boost, err := e.svc.Reblog(ctx, e.alice.ID, rp.ID)
 	must(t, err)
 	ann := jobs[delivery.AnnouncePayload](e, delivery.TopicSendAnnounce)
-	if len(ann) != 1 || ann[0].ActivityID != boost.ActivityURI || ann[0].ObjectTo != carol.Inbox || ann[0].Object != rp.URI {
-		t.Errorf("send_announce = %+v; want the Announce of %s, the author told", ann, rp.URI)
+	if len(ann) != 1 || ann[0].ActivityID != boost.ActivityURI || ann[0].ObjectTo != carol.DeliveryInbox() || ann[0].Object != rp.URI {
+		t.Errorf("send_announce = %+v; want the Announce of %s, the author's server told at its shared inbox", ann, rp.URI)
 	}
 	must(t, e.svc.Unreblog(ctx, e.alice.ID, rp.ID))
 	undo := jobs[delivery.AnnouncePayload](e, delivery.TopicSendUndoAnnounce)

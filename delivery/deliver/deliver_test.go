@@ -2,6 +2,7 @@ package deliver_test
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -101,12 +102,61 @@ func TestDirectPostOnlyMentioned(t *testing.T) {
 	e.run()
 	gs := e.sink.take()
 	verified(t, gs)
-	if len(gs) != 1 || gs[0].Path != "/users/bob/inbox" {
-		t.Fatalf("POSTs %v; want one, to bob's own inbox", byInbox(gs))
+	if len(gs) != 1 || gs[0].Path != "/inbox" || !strings.HasPrefix(gs[0].Host, "m000.test") {
+		t.Fatalf("POSTs %v; want one, to bob's server's shared inbox", byInbox(gs))
 	}
 	if to := strs(gs[0].Activity["to"]); len(to) != 1 || to[0] != bob.URI || has(strs(gs[0].Activity["cc"]), public) {
 		t.Errorf("direct Create to %v cc %v; want to bob only", to, gs[0].Activity["cc"])
 	}
+}
+
+// TestOneDeliveryPerServer: whoever the recipients on a server are —
+// followers, the boosted post's author, mentioned actors — an activity
+// reaches a server with a shared inbox once; an actor without one gets
+// its own copy.
+func TestOneDeliveryPerServer(t *testing.T) {
+	e := newEnv(t)
+	ann := e.actor("ann", "s000.test", true) // follows
+	e.follower(ann)
+	bob := e.actor("bob", "s000.test", true) // wrote the boosted post, does not follow
+	solo := e.actor("solo", "t000.test", false)
+	e.follower(solo)
+	rp := &murlog.RemotePost{URI: bob.URI + "/statuses/1", ActorID: bob.ID, Type: "Note", Content: "<p>boost me</p>",
+		Visibility: murlog.VisibilityPublic, PublishedAt: e.clock.Now(), ReceivedAt: e.clock.Now()}
+	e.update(func(tx store.Tx) error { return tx.RemotePosts().Upsert(rp) })
+	if _, err := e.social.Reblog(ctx, e.persona.ID, rp.ID); err != nil {
+		t.Fatal(err)
+	}
+	e.run()
+	perServer := func(what string, want map[string]string) {
+		t.Helper()
+		gs := e.sink.take()
+		verified(t, gs)
+		got := map[string]string{}
+		for _, g := range gs {
+			host := strings.Split(g.Host, ":")[0]
+			if _, dup := got[host]; dup {
+				t.Errorf("%s: %s got it twice (%s and %s)", what, host, got[host], g.Path)
+			}
+			got[host] = g.Path
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: POSTs by server %v; want %v", what, got, want)
+		}
+	}
+	perServer("boost of bob's post", map[string]string{"s000.test": "/inbox", "t000.test": "/users/solo/inbox"})
+
+	carol := e.actor("carol", "s000.test", true)
+	for _, a := range []*murlog.RemoteActor{bob, carol, solo} {
+		e.resolver.add(a.Username, strings.Split(a.Domain, ":")[0], a)
+	}
+	e.publish(post.CreateInput{Content: "hi @bob@s000.test and @carol@s000.test"})
+	e.run()
+	perServer("post mentioning two non-followers on a follower's server", map[string]string{"s000.test": "/inbox", "t000.test": "/users/solo/inbox"})
+
+	e.publish(post.CreateInput{Content: "@bob@s000.test @carol@s000.test @solo@t000.test psst", Visibility: murlog.VisibilityDirect})
+	e.run()
+	perServer("direct post to two actors of one server", map[string]string{"s000.test": "/inbox", "t000.test": "/users/solo/inbox"})
 }
 
 // TestFollowersOnlyAddressing: a followers-only post goes to the

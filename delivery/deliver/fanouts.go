@@ -89,17 +89,17 @@ func livePost(tx store.Tx, id, activity, version string) (*murlog.Post, error) {
 }
 
 // postRecipients are the inboxes a post goes to beyond the followers:
-// each mentioned actor's (its own inbox for a direct post, else its
-// server's shared inbox when it has one, so it merges with the
-// followers'), and the parent's author for a reply that is not direct.
+// each mentioned actor's server's shared inbox when it has one (so it
+// merges with the followers' and with other mentioned actors there: one
+// delivery per server, as Mastodon's preferred_inbox_url does, a direct
+// post included — the receiver reads its to and tags), else the actor's
+// own inbox, and the parent's author for a reply that is not direct.
 func (h *handlers) postRecipients(tx store.Tx, post *murlog.Post) ([]string, error) {
 	direct := post.Visibility == murlog.VisibilityDirect
 	var out []string
 	for _, m := range post.Mentions {
 		a, err := tx.RemoteActors().GetByURI(m.URI)
 		switch {
-		case err == nil && direct:
-			out = append(out, a.Inbox)
 		case err == nil:
 			out = append(out, a.DeliveryInbox())
 		case murlog.ErrorCode(err) == murlog.ENotFound:

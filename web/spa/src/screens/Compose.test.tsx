@@ -152,6 +152,27 @@ describe('Compose', () => {
     expect(t.m.root.querySelector('#' + CSS.escape(errId))!.textContent).toContain('language: not a BCP 47 tag');
   });
 
+  it('lets an article go out as an Article or a Note, saying what each looks like on Mastodon and GoToSocial', async () => {
+    const server = fakeServer({
+      'posts.preview': (p) => ({ html: '', chars: p.content.length, limit: 100000 }),
+      'posts.create': (p) => ({ id: 'a1', kind: 'article', title: p.title, content: '', summary: '', sensitive: false, visibility: 'public', language: '', published_at: null, state: 'published', url: 'https://blog.example/@a/a1', in_reply_to: '' }),
+    });
+    t.m = await mount(<App />);
+    expect(t.m.root.querySelector('input[name=federate_as]')).toBeNull();
+    await click(t.m.root.querySelector('input[name=kind][value=article]'));
+    const hint = () => t.m!.root.querySelector('#federate-as-hint')!.textContent!;
+    expect(t.m.root.textContent).toContain('Send to other servers as');
+    expect((t.m.root.querySelector('input[name=federate_as][value=article]') as HTMLInputElement).checked).toBe(true);
+    expect(hint()).toContain('Mastodon shows the title and a link');
+    expect(hint()).toContain('GoToSocial');
+    await click(t.m.root.querySelector('input[name=federate_as][value=note]'));
+    expect(hint()).toContain('Every server shows the whole text');
+    await type(byLabel(t.m.root, 'Title'), 'T');
+    await type(textarea(), 'body');
+    await submit(t.m.root.querySelector('form'));
+    expect(server.paramsOf('posts.create')[0]).toMatchObject({ kind: 'article', title: 'T', federate_as: 'note' });
+  });
+
   it('edits a post: loads its source, saves with posts.update and goes back to Posts', async () => {
     navigate('/compose/p1', { replace: true });
     const server = fakeServer({

@@ -44,6 +44,7 @@ export interface OwnPost {
   slug?: string;
   /** Articles: a page of the site. */
   page?: boolean;
+  federate_as?: 'article' | 'note';
 }
 
 const emptyForm = (): Form => ({
@@ -54,7 +55,7 @@ const emptyForm = (): Form => ({
 function formFromPost(p: OwnPost): Form {
   const state = p.state ?? (p.published_at === null ? 'draft' : Date.parse(p.published_at) > Date.now() ? 'scheduled' : 'published');
   return {
-    kind: p.kind, title: p.title ?? '', content: p.source ?? '', summary: p.summary, sensitive: p.sensitive,
+    kind: p.kind, title: p.title ?? '', content: p.source ?? '', summary: p.summary, sensitive: p.sensitive, federateAs: p.federate_as,
     visibility: p.visibility, language: p.language, when: state === 'draft' ? 'draft' : state === 'scheduled' ? 'schedule' : 'now',
     scheduleAt: state === 'scheduled' && p.published_at ? isoToLocal(p.published_at) : defaultSchedule(),
     slug: p.slug || slugify(p.title ?? ''), slugTouched: false, slugSaved: p.slug ?? '', page: p.page === true,
@@ -287,6 +288,21 @@ export default function Compose({ params, query }: ScreenProps) {
               onChange={(v) => set('page', v)}
             />
           </>
+        )}
+
+        {form.kind === 'article' && (
+          <fieldset class="kind federate-as" aria-describedby="federate-as-hint">
+            <legend>{t('compose.federate_as')}</legend>
+            {(['article', 'note'] as const).map((k) => (
+              <label key={k} class="radio">
+                <input type="radio" name="federate_as" value={k} checked={(form.federateAs ?? 'article') === k} onChange={() => set('federateAs', k)} />
+                {t(k === 'article' ? 'compose.federate_article' : 'compose.federate_note')}
+              </label>
+            ))}
+            <p id="federate-as-hint" class="muted small">
+              {t((form.federateAs ?? 'article') === 'article' ? 'compose.federate_article_hint' : 'compose.federate_note_hint')}
+            </p>
+          </fieldset>
         )}
 
         <div class="compose-body">

@@ -88,6 +88,12 @@ describe('post params', () => {
     expect('published_at' in p).toBe(false);
   });
 
+  it('an article says how it goes to other servers: as an Article unless a Note is chosen; a note does not', () => {
+    expect(postParams(form({ kind: 'article', title: 'T' }), null, null, now).federate_as).toBe('article');
+    expect(postParams(form({ kind: 'article', title: 'T', federateAs: 'note' }), null, null, now).federate_as).toBe('note');
+    expect('federate_as' in postParams(form(), null, null, now)).toBe(false);
+  });
+
   it('an article carries its title; a draft sends published_at null; a schedule its UTC time', () => {
     expect(postParams(form({ kind: 'article', title: ' T ', when: 'draft' }), null, null, now)).toMatchObject({ kind: 'article', title: 'T', published_at: null });
     const s = postParams(form({ when: 'schedule', scheduleAt: '2030-06-15T21:30' }), null, null, now);

@@ -7,6 +7,8 @@ import { slugify, slugProblem } from './slug';
 export type Kind = 'note' | 'article';
 export type Visibility = 'public' | 'unlisted' | 'followers' | 'direct';
 export type When = 'now' | 'schedule' | 'draft';
+/** How an article goes to other servers (posts.create federate_as). */
+export type FederateAs = 'article' | 'note';
 export const VISIBILITIES: readonly Visibility[] = ['public', 'unlisted', 'followers', 'direct'];
 
 export interface Limits {
@@ -38,6 +40,8 @@ export interface Form {
   slugSaved: string;
   /** An article that is a page of the site (About …). */
   page: boolean;
+  /** Articles only: sent as an Article (the default) or a Note. */
+  federateAs?: FederateAs;
 }
 
 /**
@@ -201,6 +205,7 @@ export function postParams(form: Form, edit: EditContext | null, inReplyTo: stri
     // one the field shows (or keeps the article's). "" asks for a new one.
     if (form.slugTouched) p.slug = form.slug;
     if (form.page || edit) p.page = form.page;
+    p.federate_as = form.federateAs ?? 'article';
   }
   if (form.language.trim() !== '' || edit) p.language = form.language.trim();
   if (form.when === 'draft') p.published_at = null;
