@@ -153,6 +153,10 @@ func TestKWIC(t *testing.T) {
 		// would shift every later index; rune by rune it stays in place.
 		{"index shift after a dotted capital I", "İİİ abc ÄÖÜ target end", []string{"target", "äöü"}, 4, 5,
 			[]KWICHit{{Before: "…abc ", Match: "ÄÖÜ target", After: " end"}}},
+		// A run of matches makes lines of at most 3×width, not one line
+		// of the whole run.
+		{"a long run of matches", strings.Repeat("ab", 40), []string{"ab"}, 2, 2,
+			[]KWICHit{{Before: "", Match: "ababab", After: ""}, {Before: "", Match: "ababab", After: "ab…"}}},
 		{"emoji", "🍣🍣 sushi 🍣🍣🍣", []string{"SUSHI"}, 2, 1,
 			[]KWICHit{{Before: "…🍣 ", Match: "sushi", After: " 🍣…"}}},
 	}
