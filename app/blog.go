@@ -40,7 +40,7 @@ func (a *App) wireBlog(rt *runtime) {
 	if !a.opts.OneShot {
 		l.SiteTTL, l.TextCache = blogSiteTTL, blogTextCache
 	}
-	rt.blogLoader, rt.blog, rt.dropPages = l, blog.NewHandler(l), l.Invalidate
+	rt.blogLoader, rt.blog, rt.dropPages = l, blog.NewHandler(l, blog.HandlerOptions{TrustedProxies: rt.cfg.TrustedProxy}), l.Invalidate
 }
 
 // The blog's caches in a resident process.

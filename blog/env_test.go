@@ -68,7 +68,9 @@ func newEnv(t *testing.T) *env {
 	e.update(func(tx store.Tx) error { return tx.Personas().Create(e.alice) })
 	e.posts = post.New(db, e.site)
 	e.loader = &blog.Loader{Site: e.site, Store: db, Themes: theme.NewSet(shippedThemes(t), theme.Options{Log: quiet}), Log: quiet, Now: c.Now}
-	e.srv = httptest.NewServer(blog.NewHandler(e.loader))
+	// Tests search from one address far more than a reader would; the
+	// shield has its own test.
+	e.srv = httptest.NewServer(blog.NewHandler(e.loader, blog.HandlerOptions{SearchBurst: 1e6}))
 	t.Cleanup(e.srv.Close)
 	return e
 }

@@ -59,6 +59,9 @@ type Loader struct {
 	// them at once; the TTL lets several processes over one database
 	// converge); 0 reads them on every page.
 	SiteTTL time.Duration
+	// SearchBudget is how long a search may run before its page says it
+	// is too expensive; store.SearchBudget when 0.
+	SearchBudget time.Duration
 
 	textsOnce sync.Once
 	textCache *lru.Cache[textKey, postText]
@@ -509,6 +512,9 @@ func (l *Loader) errorOf(s *scope, status int) *Page {
 func (p *Page) Status() int {
 	if p.Error != nil {
 		return p.Error.Status
+	}
+	if p.Search != nil && p.Search.Refused {
+		return 400
 	}
 	return 200
 }
