@@ -154,7 +154,9 @@ type TagLink struct {
 }
 
 // KWICLine is one keyword-in-context line: Before and After are text
-// around Match (all plain text, escaped by the template).
+// around Match (all plain text, escaped by the template). Before starts
+// and After ends with "…" where text was left out, so a template adds
+// none of its own.
 type KWICLine struct {
 	Before string `json:"before" handlebars:"before"`
 	Match  string `json:"match" handlebars:"match"`

@@ -22,6 +22,10 @@ const (
 	MaxTerms     = 8
 	kwicWidth    = 40
 	kwicMaxLines = 3
+	// kwicScan is how much of a post's text KWIC lines are looked for
+	// in: a page of 20 articles of 100,000 characters each would cost
+	// more to scan than its search did.
+	kwicScan = 20_000
 )
 
 // parseQuery trims a search query, checks it and splits it into terms on
@@ -144,13 +148,16 @@ func (l *Loader) searchResults(s *scope, page *Page, terms []string, mode, actio
 	return "", nil
 }
 
-// kwic returns the lines of a post's text around its matches.
+// kwic returns the lines of a post's text around its matches: from the
+// body (its first kwicScan characters), or from the title when only the
+// title matched there. The two are never read as one text: a line
+// running from the title into the body would show them glued together as
+// if one sentence, and the title is the result's heading already.
 func kwic(p *murlog.Post, terms []string, vertical bool) []KWICLine {
-	text := markup.PlainText(p.Content)
-	if p.Title != "" {
-		text = p.Title + " " + text
+	hits := markup.KWIC(markup.PlainTextPrefix(p.Content, kwicScan), terms, kwicWidth, kwicMaxLines)
+	if len(hits) == 0 && p.Title != "" {
+		hits = markup.KWIC(p.Title, terms, kwicWidth, kwicMaxLines)
 	}
-	hits := markup.KWIC(text, terms, kwicWidth, kwicMaxLines)
 	if len(hits) == 0 {
 		return nil
 	}

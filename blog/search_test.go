@@ -7,8 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/blog"
 	"github.com/murlog/murlog/internal/testclock"
+	"github.com/murlog/murlog/post"
 )
 
 // TestSearchShield: searches are limited per client network (/24, /56)
@@ -84,5 +86,53 @@ func TestSearchTooExpensive(t *testing.T) {
 	if r.status != 400 || !strings.Contains(r.body, "too expensive") || !strings.Contains(r.body, `class="search-form"`) ||
 		strings.Contains(r.body, "an expensive search") {
 		t.Errorf("search past the budget = %d; want the search page, 400, saying it is too expensive\n%.800s", r.status, r.body)
+	}
+}
+
+// TestSearchExcerpts: a KWIC line is text of the body or of the title,
+// never both run together, and "…" marks each cut once (the page showed
+// "……": the template added its own), in Latin and in Japanese text.
+func TestSearchExcerpts(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	latin := e.post(post.CreateInput{Kind: murlog.KindArticle, Title: "Tokyo trip",
+		Content: "Ramen in Shinjuku was the best meal of the whole week, and the ramen shop by the station opened early."})
+	ja := e.post(post.CreateInput{Kind: murlog.KindArticle, Title: "東京旅行",
+		Content: "新宿で食べたラーメンは一週間で一番の食事でした。駅前のラーメン屋は朝早くから開いていて、毎日通いました。"})
+	for _, c := range []struct {
+		q, title, match, before string
+		p                       *murlog.Post
+	}{
+		{"ramen", "Tokyo trip", "Ramen", "", latin},
+		{"ラーメン", "東京旅行", "ラーメン", "新宿で食べた", ja},
+		{"trip", "", "trip", "Tokyo ", latin}, // only the title matches: its own line
+		{"旅行", "", "旅行", "東京", ja},
+	} {
+		p, err := e.loader.SearchPage(ctx, "", c.q, "kwic", "")
+		if err != nil || len(p.Posts) != 1 || p.Posts[0].ID != c.p.ID || len(p.Posts[0].KWIC) == 0 {
+			t.Fatalf("SearchPage(%q) = %+v, %v; want the one post with KWIC lines", c.q, p, err)
+		}
+		k := p.Posts[0].KWIC[0]
+		if !strings.HasPrefix(k.Match, c.match) || k.Before != c.before {
+			t.Errorf("SearchPage(%q) first line = %+v; want Before %q, Match from %q", c.q, k, c.before, c.match)
+		}
+		for _, k := range p.Posts[0].KWIC {
+			line := k.Before + k.Match + k.After
+			if c.title != "" && strings.Contains(line, c.title) {
+				t.Errorf("SearchPage(%q): line %q holds the title %q: the title is glued onto the body", c.q, line, c.title)
+			}
+			if strings.Count(line, "…") > 2 || strings.Contains(line, "……") {
+				t.Errorf("SearchPage(%q): line %q has more than one ellipsis at an end", c.q, line)
+			}
+		}
+		r := e.get("/search?q=" + urlQuery(c.q))
+		if r.status != 200 || !strings.Contains(r.body, "<mark>"+c.match) || strings.Contains(r.body, "……") {
+			t.Errorf("GET /search?q=%s = %d; want the <mark>ed match and no \"……\"\n%.1500s", c.q, r.status, r.body)
+		}
+	}
+	// A long body cut on both sides: one "…" each side.
+	r := e.get("/search?q=" + urlQuery("week"))
+	if !strings.Contains(r.body, "<li>…") || !strings.Contains(r.body, "…</li>") || strings.Contains(r.body, "……") {
+		t.Errorf("GET /search?q=week: want a line cut on both sides with one \"…\" each\n%.1500s", r.body)
 	}
 }
