@@ -344,10 +344,11 @@ func authorName(cfg *murlog.PubConfig, p *murlog.Persona) string {
 	return p.Username
 }
 
-// description is the site page's description: subtitle, introduction or
-// the persona's summary, whichever is set first.
+// description is the site page's description (and its feed's): the
+// introduction, the subtitle or the persona's summary, whichever is set
+// first ("" for none: the page's metadata then says "Posts by <name>").
 func (l *Loader) description(s *scope) string {
-	for _, d := range []string{s.cfg.Subtitle, s.cfg.Introduction, s.persona.Summary} {
+	for _, d := range []string{s.cfg.Introduction, s.cfg.Subtitle, s.persona.Summary} {
 		if d = strings.TrimSpace(d); d != "" {
 			return cut(d, 200)
 		}
