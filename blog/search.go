@@ -34,19 +34,22 @@ const (
 // and the string key of the reason it cannot be searched ("" when it
 // can): text that is not UTF-8, control characters (NUL among them;
 // white space such as a tab only separates words), more than MaxQuery
-// characters or more than MaxTerms words. Terms are literal text: the
-// store quotes them, so FTS syntax ("", NEAR, *) is searched for as
-// written.
+// characters or more than MaxTerms words. A refused query is shown with
+// U+FFFD for what cannot be shown, and its first MaxQuery characters
+// only. Terms are literal text: the store quotes them, so FTS syntax
+// ("", NEAR, *) is searched for as written.
 func parseQuery(q string) (shown string, terms []string, refused string) {
-	if !utf8.ValidString(q) {
-		return strings.ToValidUTF8(q, "\uFFFD"), nil, "search_not_text"
-	}
 	q = strings.TrimSpace(q)
-	if strings.ContainsFunc(q, func(r rune) bool { return murlog.IsControl(r) && !unicode.IsSpace(r) }) {
-		return q, nil, "search_not_text"
+	if !utf8.ValidString(q) || strings.ContainsFunc(q, notText) {
+		return showRefused(strings.Map(func(r rune) rune {
+			if notText(r) {
+				return utf8.RuneError
+			}
+			return r
+		}, strings.ToValidUTF8(q, string(utf8.RuneError)))), nil, "search_not_text"
 	}
 	if utf8.RuneCountInString(q) > MaxQuery {
-		return q, nil, "search_too_long"
+		return showRefused(q), nil, "search_too_long"
 	}
 	seen := map[string]bool{}
 	for _, f := range strings.FieldsFunc(q, unicode.IsSpace) {
@@ -61,6 +64,19 @@ func parseQuery(q string) (shown string, terms []string, refused string) {
 		terms = append(terms, f)
 	}
 	return q, terms, ""
+}
+
+// notText reports a character a query cannot hold: a control character
+// that is not white space.
+func notText(r rune) bool { return murlog.IsControl(r) && !unicode.IsSpace(r) }
+
+// showRefused is a refused query as the form shows it again: its first
+// MaxQuery characters.
+func showRefused(q string) string {
+	if utf8.RuneCountInString(q) <= MaxQuery {
+		return q
+	}
+	return string([]rune(q)[:MaxQuery])
 }
 
 // searchMode is a search page's mode: KWIC unless rich or plain is asked.

@@ -37,6 +37,18 @@ func BenchmarkSearchAdversarial(b *testing.B) {
 	l := &blog.Loader{Site: murlog.Site{Scheme: "https", Domain: "blog.example"}, Store: db,
 		Themes: theme.NewSet(shippedThemes(b), theme.Options{Log: quiet}), Log: quiet, Now: clock}
 	h := blog.NewHandler(l, blog.HandlerOptions{SearchBurst: 1e9})
+	// The baseline, to compare runs on a noisy machine: the site page in
+	// Plain mode (20 posts) from the same database.
+	b.Run("baseline site page plain", func(b *testing.B) {
+		req := httptest.NewRequest(http.MethodGet, "/?mode=plain", nil)
+		for b.Loop() {
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, req)
+			if w.Code != http.StatusOK {
+				b.Fatalf("GET / = %d", w.Code)
+			}
+		}
+	})
 	for _, c := range storetest.CraftedSearches {
 		for _, mode := range []string{"kwic", "rich"} {
 			b.Run(c.Name+"/"+mode, func(b *testing.B) {
