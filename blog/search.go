@@ -170,7 +170,7 @@ func (l *Loader) searchResults(s *scope, page *Page, terms []string, mode, actio
 // running from the title into the body would show them glued together as
 // if one sentence, and the title is the result's heading already.
 func kwic(p *murlog.Post, terms []string, vertical bool) []KWICLine {
-	hits := markup.KWIC(markup.PlainTextPrefix(p.Content, kwicScan), terms, kwicWidth, kwicMaxLines)
+	hits := markup.KWICOf(p.Content, terms, kwicWidth, kwicMaxLines, kwicScan)
 	if len(hits) == 0 && p.Title != "" {
 		hits = markup.KWIC(p.Title, terms, kwicWidth, kwicMaxLines)
 	}

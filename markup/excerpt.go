@@ -1,6 +1,7 @@
 package markup
 
 import (
+	"math"
 	"sort"
 	"strings"
 	"unicode"
@@ -327,15 +328,44 @@ type KWICHit struct{ Before, Match, After string }
 // The text is searched for each term with strings.Index, in time linear
 // in the text, so a long text of near-matches costs no more than others.
 func KWIC(text string, terms []string, width, max int) []KWICHit {
-	if max <= 0 || text == "" {
-		return nil
+	hits, _ := kwic(text, kwicTerms(terms), width, max)
+	return hits
+}
+
+// kwicFirstRead is how many characters KWICOf reads first.
+const kwicFirstRead = 2000
+
+// KWICOf is KWIC(PlainTextPrefix(html, limit), terms, width, max), with
+// the same result, but it reads the text only as far as the lines need:
+// the first 2,000 characters, and four times as many each time the lines
+// could still change with more text. Most posts show their lines from
+// the start, so a page of long articles costs what their first
+// paragraphs cost.
+func KWICOf(html string, terms []string, width, max, limit int) []KWICHit {
+	pats := kwicTerms(terms)
+	for n := kwicFirstRead; ; n *= 4 {
+		if limit > 0 && n > limit {
+			n = limit
+		}
+		text := PlainTextPrefix(html, n)
+		hits, need := kwic(text, pats, width, max)
+		if n == limit || need < n || utf8.RuneCountInString(text) < n {
+			return hits
+		}
+	}
+}
+
+// kwic is KWIC. need is how many characters of text the lines depend on:
+// the end of the last line's match, its After and a match that could
+// still join it (the longest term); more text than that changes nothing
+// once max lines are found.
+func kwic(text string, pats []kwicTerm, width, max int) (hits []KWICHit, need int) {
+	need = math.MaxInt
+	if max <= 0 || text == "" || len(pats) == 0 {
+		return nil, need
 	}
 	if width < 0 {
 		width = 0
-	}
-	pats := kwicTerms(terms)
-	if len(pats) == 0 {
-		return nil
 	}
 	if !utf8.ValidString(text) {
 		text = string([]rune(text)) // each bad byte one U+FFFD, as a range reads it
@@ -398,9 +428,12 @@ func KWIC(text string, terms []string, width, max int) []KWICHit {
 		i = s + n
 	}
 	if len(spans) == 0 {
-		return nil
+		return nil, need
 	}
-	hits := make([]KWICHit, 0, len(spans))
+	if len(spans) == max {
+		need = spans[max-1].end + width + pats[0].n
+	}
+	hits = make([]KWICHit, 0, len(spans))
 	prevEnd := 0 // where the previous line's After stopped
 	for k, s := range spans {
 		from := s.start - width
@@ -432,7 +465,7 @@ func KWIC(text string, terms []string, width, max int) []KWICHit {
 		hits = append(hits, KWICHit{Before: before, Match: cut(s.start, s.end), After: after})
 		prevEnd = to
 	}
-	return hits
+	return hits, need
 }
 
 func max2(a, b int) int {
