@@ -35,6 +35,9 @@ const (
 	maxTrigrams = 12 // distinct trigrams of one term sent to the index
 )
 
+// defaultSearchBudget is store.SearchBudget, scaled for -race builds.
+const defaultSearchBudget = store.SearchBudget * raceSlowdown
+
 // matchFunc is the SQL name of searchMatch.
 const matchFunc = "murlog_search_match"
 
@@ -85,7 +88,7 @@ func (r publicPosts) Search(q store.SearchQuery) ([]*murlog.Post, error) {
 
 	budget := q.Budget
 	if budget <= 0 {
-		budget = store.SearchBudget
+		budget = defaultSearchBudget
 	}
 	ctx, cancel := context.WithTimeout(r.t.ctx, budget)
 	defer cancel()
