@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -14,7 +15,7 @@ import (
 	"time"
 
 	"github.com/murlog/murlog"
-	"github.com/murlog/murlog/auth"
+	"github.com/murlog/murlog/httpd"
 )
 
 // TestAnonymousBatchesInFlightAreCapped holds MaxAnonBatches anonymous
@@ -32,7 +33,7 @@ func TestAnonymousBatchesInFlightAreCapped(t *testing.T) {
 	})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("X-Test-Owner") != "" {
-			r = r.WithContext(auth.WithCaller(r.Context(), &auth.Caller{Owner: true, Via: "token"}))
+			r = r.WithContext(murlog.WithCaller(r.Context(), &murlog.Caller{Owner: true, Via: "token"}))
 		}
 		s.ServeHTTP(w, r)
 	}))
@@ -83,14 +84,28 @@ func TestAnonymousBatchesInFlightAreCapped(t *testing.T) {
 	for i := range MaxAnonBatches {
 		select {
 		case <-running:
+		case got := <-held:
+			t.Fatalf("blocking batch %d of %d was answered HTTP %d without running, while %d slow bodies were open; slow bodies must not hold slots",
+				i+1, MaxAnonBatches, got, len(slow))
 		case <-time.After(10 * time.Second):
 			t.Fatalf("only %d of %d blocking batches started while %d slow bodies were open; slow bodies must not hold slots",
 				i, MaxAnonBatches, len(slow))
 		}
 	}
 
+	// The batch past the cap must be refused once anonBatchWait is over,
+	// not held until a slot frees (which would be never: the test holds
+	// them). A deadline turns such a hang into a failure that says so.
 	call := `{"jsonrpc":"2.0","method":"no.such","id":1}`
-	resp, err := post(strings.NewReader("["+call+"]"), false)
+	pastCap, cancel := context.WithTimeout(context.Background(), anonBatchWait+2*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(pastCap, http.MethodPost, srv.URL, strings.NewReader("["+call+"]"))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if pastCap.Err() != nil {
+		t.Fatalf("anonymous batch %d got no answer in %v while %d were in flight; want 503 after %v (the cap refuses, it does not queue)",
+			MaxAnonBatches+1, anonBatchWait+2*time.Second, MaxAnonBatches, anonBatchWait)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,11 +162,61 @@ func TestAnonymousBatchesInFlightAreCapped(t *testing.T) {
 	}
 }
 
+// TestAnonBatchSlotsAreCapped asserts the cap itself: MaxAnonBatches
+// slots are granted, the next is refused by its own short wait (not by
+// the request ending, and not after hanging), and a slot given back is
+// granted again at once.
+func TestAnonBatchSlotsAreCapped(t *testing.T) {
+	t.Parallel()
+	s := New(Deps{}, slog.New(slog.DiscardHandler))
+	// acquire runs acquireAnonBatch in a request that ends after bound,
+	// and gives up on it a second later, so a broken cap that blocks fails
+	// here with a message instead of at the test timeout. A second is
+	// ample slack for a 100 ms timer on a loaded machine.
+	bound := anonBatchWait + time.Second
+	acquire := func(what string) (ok, ended bool) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), bound)
+		defer cancel()
+		got := make(chan bool, 1)
+		go func() { got <- s.acquireAnonBatch(httptest.NewRequestWithContext(ctx, http.MethodPost, "/", nil)) }()
+		select {
+		case ok = <-got:
+			return ok, ctx.Err() != nil
+		case <-time.After(bound + time.Second):
+			t.Fatalf("%s: acquireAnonBatch still waiting after %v, past its request's end; want an answer within %v", what, bound+time.Second, anonBatchWait)
+			return false, true
+		}
+	}
+	for i := range MaxAnonBatches {
+		if ok, _ := acquire(fmt.Sprintf("slot %d", i+1)); !ok {
+			t.Fatalf("slot %d of %d refused with none in use; want granted", i+1, MaxAnonBatches)
+		}
+	}
+	ok, ended := acquire("slot past the cap")
+	if ok {
+		t.Fatalf("slot %d granted with %d in use; want refused (MaxAnonBatches is %d)", MaxAnonBatches+1, MaxAnonBatches, MaxAnonBatches)
+	}
+	if ended {
+		t.Errorf("slot past the cap refused only when its request ended (%v); want refused after anonBatchWait (%v)", bound, anonBatchWait)
+	}
+	s.releaseAnonBatch()
+	if ok, _ := acquire("a slot given back"); !ok {
+		t.Errorf("slot refused after one was released; want granted")
+	}
+	for range MaxAnonBatches {
+		s.releaseAnonBatch()
+	}
+	if n := s.anonBatches.InUse(); n != 0 {
+		t.Errorf("%d slots in use after every one was released; want 0", n)
+	}
+}
+
 // TestBudgetRefusesWhatDoesNotFit checks the budget on its own: a result
 // larger than what is left is replaced by an error naming the limit, and
 // every later call gets the same error.
 func TestBudgetRefusesWhatDoesNotFit(t *testing.T) {
-	b := &budget{limit: 200}
+	b := &budget{Budget: httpd.Budget{Limit: 200}}
 	small := &response{JSONRPC: "2.0", ID: json.RawMessage("1"), Result: "ok"}
 	big := &response{JSONRPC: "2.0", ID: json.RawMessage("2"), Result: strings.Repeat("x", 300)}
 	out, sent := b.encode(small)

@@ -4,14 +4,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"runtime"
-	"runtime/debug"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/murlog/murlog/api"
+	"github.com/murlog/murlog/internal/heaptest"
 	"github.com/murlog/murlog/internal/testsite"
 	"github.com/murlog/murlog/post"
 )
@@ -113,40 +111,6 @@ func TestAnonymousAmplificationIsBounded(t *testing.T) {
 	}
 }
 
-// peakHeapGrowth runs fn with GOGC at 10, so that the heap stays close to
-// what is live, and returns how far a sampler saw the heap rise above its
-// size before fn.
-func peakHeapGrowth(fn func()) int64 {
-	defer debug.SetGCPercent(debug.SetGCPercent(10))
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	base := ms.HeapAlloc
-
-	var peak atomic.Uint64
-	stop := make(chan struct{})
-	sampled := make(chan struct{})
-	go func() {
-		defer close(sampled)
-		var m runtime.MemStats
-		for {
-			runtime.ReadMemStats(&m)
-			if m.HeapAlloc > peak.Load() {
-				peak.Store(m.HeapAlloc)
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(2 * time.Millisecond):
-			}
-		}
-	}()
-	fn()
-	close(stop)
-	<-sampled
-	return int64(peak.Load()) - int64(base)
-}
-
 // TestAnonymousAttackHeap measures how much heap the attack makes the
 // process hold, for one attack batch and for three at once.
 func TestAnonymousAttackHeap(t *testing.T) {
@@ -164,9 +128,9 @@ func TestAnonymousAttackHeap(t *testing.T) {
 		}
 	}
 	const perRequest = 16 << 20
-	one := peakHeapGrowth(attack)
+	one := heaptest.PeakGrowth(attack)
 	const attackers = 3
-	three := peakHeapGrowth(func() {
+	three := heaptest.PeakGrowth(func() {
 		done := make(chan struct{}, attackers)
 		for range attackers {
 			go func() { attack(); done <- struct{}{} }()
@@ -204,7 +168,7 @@ func TestPathologicalBodiesAreCheap(t *testing.T) {
 		}
 		var v any
 		start := time.Now()
-		growth := peakHeapGrowth(func() { _, _, v = raw(t, s, nil, "application/json", tc.body) })
+		growth := heaptest.PeakGrowth(func() { _, _, v = raw(t, s, nil, "application/json", tc.body) })
 		took := time.Since(start)
 		if msg, _ := field(v, "error", "message").(string); !strings.Contains(msg, tc.msg) {
 			t.Errorf("%s: %v; want an error containing %q", tc.name, v, tc.msg)

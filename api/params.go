@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/strictjson"
 )
 
 // register adds a method whose params decode into P. Unknown parameters,
@@ -201,7 +202,7 @@ func eachMember(raw []byte, fn func(key string, val []byte) error) error {
 		r.pos++ // ':'
 		r.ws()
 		v := r.skip()
-		key, _ := unquote(k)
+		key, _ := strictjson.Unquote(k)
 		if err := fn(key, v); err != nil {
 			return err
 		}

@@ -16,11 +16,10 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/murlog/murlog"
-	"github.com/murlog/murlog/auth"
 	"github.com/murlog/murlog/httpd"
+	"github.com/murlog/murlog/strictjson"
 )
 
 // Limits of the endpoint.
@@ -52,8 +51,8 @@ type Server struct {
 	log     *slog.Logger
 	deps    Deps
 	names   usernameCache
-	// anonBatches holds one token per anonymous batch in flight.
-	anonBatches chan struct{}
+	// anonBatches holds one slot per anonymous batch in flight.
+	anonBatches *httpd.Slots
 	// bufs recycles the buffers responses are encoded into.
 	bufs sync.Pool
 }
@@ -99,7 +98,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.writeProtocolError(w, http.StatusUnsupportedMediaType, httpd.RPCInvalidRequest, "Content-Type must be application/json", murlog.EInvalid)
 		return
 	}
-	anon := !auth.CallerFrom(r.Context()).Owner
+	anon := !murlog.CallerFrom(r.Context()).Owner
 	body, err := readBody(http.MaxBytesReader(w, r.Body, MaxBody), r.ContentLength)
 	if err != nil {
 		var tooBig *http.MaxBytesError
@@ -119,8 +118,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// a slot that other readers wait for.
 	if anon && len(body) > 0 && body[0] == '[' {
 		if !s.acquireAnonBatch(r) {
-			err := &murlog.Error{Code: murlog.EUnavailable, RetryAfter: time.Second,
-				Message: fmt.Sprintf("too many anonymous batch requests in flight (limit %d); retry in a second", MaxAnonBatches)}
+			err := s.anonBatches.Busy()
 			httpd.SetRetryAfter(w, err)
 			s.writeResponse(w, errorResponse(nullID, err))
 			return
@@ -129,19 +127,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	st := &callState{}
 	ctx := context.WithValue(r.Context(), stateKey{}, st)
-	b := &budget{limit: OwnerBudget, pool: &s.bufs}
+	b := &budget{Budget: httpd.Budget{Limit: OwnerBudget}, pool: &s.bufs}
 	defer b.release()
 	if anon {
-		b.limit = AnonBudget
+		b.Limit = AnonBudget
 	}
 
 	var parts [][]byte // encoded responses of a batch
 	var single *response
-	elems, n, batch, err := scan(body)
-	var se *syntaxError
+	elems, n, batch, err := strictjson.Scan(body, MaxBatch, maxMembers)
+	var se *strictjson.SyntaxError
 	switch {
-	case errors.As(err, &se) && se.tooDeep:
-		single = protocolError(nullID, httpd.RPCInvalidRequest, se.msg)
+	case errors.As(err, &se) && se.TooDeep:
+		single = protocolError(nullID, httpd.RPCInvalidRequest, se.Msg)
 	case err != nil:
 		single = protocolError(nullID, httpd.RPCParseError, err.Error())
 	case batch && n == 0:
@@ -151,7 +149,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case batch:
 		for i := range elems {
 			el := &elems[i]
-			if b.spent() {
+			if b.Spent() {
 				// Not run: answer with the budget error, or nothing for
 				// a notification.
 				if req := parseRequest(el); req.ID != nil || req.err != nil {
@@ -237,30 +235,34 @@ func (req parsed) responseID() json.RawMessage {
 	return req.ID
 }
 
+// maxMembers is how many members a request object has at most (jsonrpc,
+// method, params, id).
+const maxMembers = 4
+
 // parseRequest reads the members of a scanned request object. Member names
 // are matched exactly, and any other member is refused rather than ignored,
 // so that "METHOD" cannot sit beside "method" and mean something else to a
 // filter in front of us.
-func parseRequest(el *element) parsed {
+func parseRequest(el *strictjson.Element) parsed {
 	var req parsed
-	if !el.isObject {
+	if !el.IsObject {
 		req.err = protocolError(nullID, httpd.RPCInvalidRequest, "invalid request: not a request object")
 		return req
 	}
 	var version, method, unknown []byte
-	for _, m := range el.members {
-		switch string(m.key) {
+	for _, m := range el.Members {
+		switch string(m.Key) {
 		case `"jsonrpc"`:
-			version = m.val
+			version = m.Val
 		case `"method"`:
-			method = m.val
+			method = m.Val
 		case `"params"`:
-			req.Params = m.val
+			req.Params = m.Val
 		case `"id"`:
-			req.ID = m.val
+			req.ID = m.Val
 		default:
 			if unknown == nil {
-				unknown = m.key
+				unknown = m.Key
 			}
 		}
 	}
@@ -269,21 +271,21 @@ func parseRequest(el *element) parsed {
 		return req
 	}
 	id := req.responseID()
-	if p := el.prob; p != nil {
-		if len(p.path) > 1 && string(p.path[0].key) == `"params"` {
-			err := murlog.Invalid(where(p.path[1:]), "%s", p.msg)
+	if p := el.Problem; p != nil {
+		if len(p.Path) > 1 && string(p.Path[0].Key) == `"params"` {
+			err := murlog.Invalid(strictjson.Where(p.Path[1:]), "%s", p.Msg)
 			req.err = errorResponse(id, err)
 			return req
 		}
-		msg := "invalid request: " + p.msg
-		if w := where(p.path); w != "" {
-			msg = "invalid request: " + w + ": " + p.msg
+		msg := "invalid request: " + p.Msg
+		if w := strictjson.Where(p.Path); w != "" {
+			msg = "invalid request: " + w + ": " + p.Msg
 		}
 		req.err = protocolError(id, httpd.RPCInvalidRequest, msg)
 		return req
 	}
 	if unknown != nil {
-		k, _ := unquote(unknown)
+		k, _ := strictjson.Unquote(unknown)
 		msg := fmt.Sprintf("invalid request: unknown member %q", k)
 		for _, name := range []string{"jsonrpc", "method", "params", "id"} {
 			if strings.EqualFold(k, name) {
@@ -293,11 +295,11 @@ func parseRequest(el *element) parsed {
 		req.err = protocolError(id, httpd.RPCInvalidRequest, msg)
 		return req
 	}
-	if v, ok := unquote(version); !ok || v != "2.0" {
+	if v, ok := strictjson.Unquote(version); !ok || v != "2.0" {
 		req.err = protocolError(id, httpd.RPCInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`)
 		return req
 	}
-	if req.Method, _ = unquote(method); req.Method == "" {
+	if req.Method, _ = strictjson.Unquote(method); req.Method == "" {
 		req.err = protocolError(id, httpd.RPCInvalidRequest, `invalid request: "method" must be a non-empty string`)
 		return req
 	}
@@ -308,7 +310,7 @@ func parseRequest(el *element) parsed {
 }
 
 // handle runs one request object. It returns nil for a notification.
-func (s *Server) handle(ctx context.Context, r *http.Request, el *element) *response {
+func (s *Server) handle(ctx context.Context, r *http.Request, el *strictjson.Element) *response {
 	req := parseRequest(el)
 	notification := req.ID == nil
 	if req.err != nil {
@@ -345,7 +347,7 @@ func keep(r *response, notification bool) *response {
 
 // call checks access and CSRF, then runs the method.
 func (s *Server) call(ctx context.Context, m *method, params json.RawMessage) (any, error) {
-	c := auth.CallerFrom(ctx)
+	c := murlog.CallerFrom(ctx)
 	if c.Presented == "token" && c.AuthErr != nil {
 		return nil, c.AuthErr // a bad bearer token fails every call, so scripts notice
 	}

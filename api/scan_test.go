@@ -2,59 +2,13 @@ package api
 
 import (
 	"bytes"
-	"reflect"
-
 	"encoding/json"
-	"github.com/murlog/murlog"
+	"reflect"
 	"testing"
-	"unicode/utf8"
-)
 
-// FuzzScan checks scan against encoding/json: whatever scan accepts
-// without a problem, encoding/json accepts as the same value; whatever
-// encoding/json refuses, scan refuses too.
-func FuzzScan(f *testing.F) {
-	for _, s := range []string{
-		`{"jsonrpc":"2.0","method":"posts.list","params":{"limit":5},"id":1}`,
-		`[{"a":1},{"b":[1,2,{"c":null}]}]`, `"x"`, `-0.5e+3`, `{"a":"\ud83d\ude00"}`, `{"a":"\ud800"}`,
-		`{"a":1,"a":2}`, "{\"a\":\"\xff\"}", `[]`, `{}`, `[1,]`, `{"a" 1}`, `tru`, `01`, `1.`, `"\u00zz"`,
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		elems, n, batch, err := scan(b)
-		valid := json.Valid(b)
-		if err != nil {
-			if se := err.(*syntaxError); valid && !se.tooDeep {
-				t.Fatalf("scan(%q) = %v; encoding/json accepts it", b, err)
-			}
-			return
-		}
-		if !valid {
-			t.Fatalf("scan(%q) accepted what encoding/json refuses", b)
-		}
-		clean := utf8.Valid(b)
-		for _, el := range elems {
-			if el.prob != nil {
-				clean = false
-			}
-			if !json.Valid(el.raw) {
-				t.Fatalf("scan(%q): element %q is not JSON", b, el.raw)
-			}
-			for _, m := range el.members {
-				if !json.Valid(m.key) || !json.Valid(m.val) {
-					t.Fatalf("scan(%q): member %q: %q is not JSON", b, m.key, m.val)
-				}
-			}
-		}
-		if clean && batch && len(elems) > 0 {
-			var arr []json.RawMessage
-			if json.Unmarshal(b, &arr) != nil || len(arr) != n || len(elems) != min(n, MaxBatch) {
-				t.Fatalf("scan(%q) found %d elements (%d kept); encoding/json %d", b, n, len(elems), len(arr))
-			}
-		}
-	})
-}
+	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/strictjson"
+)
 
 // TestSchemaCheck checks the exact-name walk on nested params.
 func TestSchemaCheck(t *testing.T) {
@@ -81,7 +35,7 @@ func BenchmarkDecodeRequest(b *testing.B) {
 	sch := schemaOf(reflect.TypeFor[idParams]())
 	b.ReportAllocs()
 	for b.Loop() {
-		elems, _, _, err := scan(benchBody)
+		elems, _, _, err := strictjson.Scan(benchBody, MaxBatch, maxMembers)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -117,22 +71,6 @@ func BenchmarkDecodeRequestStdlib(b *testing.B) {
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&p); err != nil {
 			b.Fatal(err)
-		}
-	}
-}
-
-// TestSyntaxErrorNamesTheByte: a byte outside printable ASCII is named by
-// its value, not shown as the Latin-1 character it is not, and a leading
-// byte order mark is called what it is.
-func TestSyntaxErrorNamesTheByte(t *testing.T) {
-	for _, tc := range []struct{ body, want string }{
-		{"\xef\xbb\xbf{}", "unexpected byte order mark U+FEFF (send JSON without one), expected a value at byte 0"},
-		{"{\"a\":\xff}", "unexpected byte 0xFF, expected a value"},
-		{`{"a" 1}`, `unexpected '1', expected ':'`},
-	} {
-		_, _, _, err := scan([]byte(tc.body))
-		if err == nil || !bytes.Contains([]byte(err.Error()), []byte(tc.want)) {
-			t.Errorf("scan(%q) = %v; want an error containing %q", tc.body, err, tc.want)
 		}
 	}
 }

@@ -74,7 +74,7 @@ func New(d Deps, log *slog.Logger) *Server {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
-	s := &Server{methods: map[string]*method{}, log: log, deps: d, anonBatches: make(chan struct{}, MaxAnonBatches)}
+	s := &Server{methods: map[string]*method{}, log: log, deps: d, anonBatches: httpd.NewSlots(MaxAnonBatches, anonBatchWait, "anonymous batch requests")}
 	s.registerAuth()
 	s.registerSessions()
 	s.registerTOTP()

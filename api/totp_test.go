@@ -412,3 +412,41 @@ func TestTOTPSetupNeedsThePassword(t *testing.T) {
 	}
 	rpcErr(t, "the eleventh wrong password", last, -32004, "rate_limited", 429)
 }
+
+// TestTOTPDisableGuessesAreLimitedOverRPC: 40 totp.disable calls with the
+// right password and a wrong code are not 40 answers about the code: the
+// fifth locks the address (429 with Retry-After), the right code is then
+// refused as well, and once the lockout has passed it works.
+func TestTOTPDisableGuessesAreLimitedOverRPC(t *testing.T) {
+	t.Parallel()
+	s, c := totpSite(t)
+	secret, _ := enrolOverRPC(t, s, c)
+	right := totpCode(t, secret, c.now())
+	dis := func(code string) error {
+		return s.Client.Call(ctx, "totp.disable", map[string]string{"password": testsite.Password, "code": code}, nil)
+	}
+	for i := range 40 {
+		err := dis(wrongCode(right))
+		if i < auth.DefaultMaxFailures {
+			if e := rpcErr(t, fmt.Sprintf("wrong code %d", i+1), err, -32602, "invalid", 400); e.Data.Field != "code" {
+				t.Errorf("wrong code %d: field %q; want code", i+1, e.Data.Field)
+			}
+			continue
+		}
+		rpcErr(t, fmt.Sprintf("wrong code %d", i+1), err, -32004, "rate_limited", 429)
+	}
+	rpcErr(t, "the right code while locked", dis(right), -32004, "rate_limited", 429)
+	status, h, _ := raw(t, s, s.Client, "application/json",
+		`{"jsonrpc":"2.0","method":"totp.disable","params":{"password":"`+testsite.Password+`","code":"`+right+`"},"id":1}`)
+	if status != 429 || h.Get("Retry-After") == "" {
+		t.Errorf("locked totp.disable = %d, Retry-After %q; want 429 with Retry-After", status, h.Get("Retry-After"))
+	}
+	var st totpStatus
+	if s.Client.Call(ctx, "totp.status", nil, &st); !st.Enabled {
+		t.Fatal("two-factor login went off under the guesses")
+	}
+	c.add(auth.DefaultLockout)
+	if err := dis(totpCode(t, secret, c.now())); err != nil {
+		t.Errorf("totp.disable with both factors once the lockout passed: %v", err)
+	}
+}

@@ -105,39 +105,6 @@ func (s *Service) hash(ctx context.Context, pw string) (h string, err error) {
 	return h, nil
 }
 
-// Caller is who is making a request, as resolved by the HTTP edge.
-type Caller struct {
-	Owner       bool
-	Via         string // "session", "token" or "" for anonymous
-	Presented   string // the credential sent, valid or not: "session", "token" or ""
-	SessionHash string
-	TokenID     string
-	// CSRFOK is set when the request proved it came from our own pages:
-	// the double-submit cookie matched the X-CSRF-Token header.
-	CSRFOK bool
-	// AuthErr is why presented credentials were refused (expired session,
-	// revoked token); the caller is then anonymous.
-	AuthErr error
-	// ClientKey is the rate-limit key of the client address.
-	ClientKey string
-	UserAgent string
-}
-
-type callerKey struct{}
-
-// WithCaller returns ctx carrying c.
-func WithCaller(ctx context.Context, c *Caller) context.Context {
-	return context.WithValue(ctx, callerKey{}, c)
-}
-
-// CallerFrom returns the caller in ctx, or an anonymous one.
-func CallerFrom(ctx context.Context) *Caller {
-	if c, ok := ctx.Value(callerKey{}).(*Caller); ok {
-		return c
-	}
-	return &Caller{}
-}
-
 // LoginInput is one login attempt.
 type LoginInput struct {
 	Password string
@@ -278,12 +245,19 @@ func (s *Service) Session(ctx context.Context, secret string) (*murlog.Session, 
 	if err != nil || !stale {
 		return sess, false, err
 	}
+	// Best effort, like a token's: a database that cannot take the write
+	// (busy, a full disk) must not log the owner out of a site that still
+	// reads; the session is renewed by a later request.
+	renewed := *sess
 	err = s.store.Update(ctx, func(tx store.Tx) error {
-		sess.LastSeenAt = tx.Now()
-		sess.ExpiresAt = tx.Now().Add(s.SessionTTL)
-		return tx.Sessions().Touch(hash, sess.LastSeenAt, sess.ExpiresAt)
+		renewed.LastSeenAt = tx.Now()
+		renewed.ExpiresAt = tx.Now().Add(s.SessionTTL)
+		return tx.Sessions().Touch(hash, renewed.LastSeenAt, renewed.ExpiresAt)
 	})
-	return sess, err == nil, err
+	if err != nil {
+		return sess, false, nil
+	}
+	return &renewed, true, nil
 }
 
 // Token returns the API token for a bearer secret.
@@ -360,7 +334,7 @@ func (s *Service) ChangePassword(ctx context.Context, in ChangePasswordInput) (i
 	}
 	revoked := 0
 	err = s.store.Update(ctx, func(tx store.Tx) error {
-		if err := tx.LoginAttempts().Delete(in.ClientKey); err != nil {
+		if err := clearAfterPassword(tx, in.ClientKey); err != nil {
 			return err
 		}
 		if err := tx.Settings().Set(murlog.SettingPasswordHash, newHash); err != nil {

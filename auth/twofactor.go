@@ -211,7 +211,8 @@ type SetupTOTPInput struct {
 
 // checkOwnerPassword counts an attempt for clientKey and checks pw
 // against the owner's password: field "password" is EInvalid when it is
-// missing or wrong, and a right one clears clientKey's count.
+// missing or wrong. A right one clears clientKey's count only while
+// two-factor login is off (see clearAfterPassword).
 func (s *Service) checkOwnerPassword(ctx context.Context, clientKey, pw string) error {
 	if pw == "" {
 		return murlog.Invalid("password", "is required")
@@ -234,17 +235,43 @@ func (s *Service) checkOwnerPassword(ctx context.Context, clientKey, pw string) 
 	if !ok {
 		return murlog.Invalid("password", "does not match")
 	}
-	// As a login does, a right password clears the count.
-	return s.store.Update(ctx, func(tx store.Tx) error { return tx.LoginAttempts().Delete(clientKey) })
+	return s.store.Update(ctx, func(tx store.Tx) error { return clearAfterPassword(tx, clientKey) })
 }
 
-// VerifyTOTP turns two-factor login on once code, from the app that took
-// the pending secret, is right (within one step either way). The code's
-// step counts as used. It returns RecoveryCodes fresh recovery codes, to
-// be shown once; earlier ones stop working.
-func (s *Service) VerifyTOTP(ctx context.Context, code string) ([]string, error) {
-	_, code, err := parseCode("code", code, false)
+// clearAfterPassword clears key's attempt count after a right password,
+// unless two-factor login is on. Then only a right code clears it (a
+// login or totp.disable that passes both factors): whoever has the
+// password must not be able to wipe the count of the codes they guess
+// between guesses, with totp.setup, totp.disable or a password change.
+func clearAfterPassword(tx store.Tx, key string) error {
+	st, err := tx.TwoFactor().Get()
 	if err != nil {
+		return err
+	}
+	if st.Enabled() {
+		return nil
+	}
+	return tx.LoginAttempts().Delete(key)
+}
+
+// VerifyTOTPInput is the code that confirms an enrolment.
+type VerifyTOTPInput struct {
+	Code      string
+	ClientKey string // rate-limit key, shared with login
+}
+
+// VerifyTOTP turns two-factor login on once the code, from the app that
+// took the pending secret, is right (within one step either way). The
+// code's step counts as used. It returns RecoveryCodes fresh recovery
+// codes, to be shown once; earlier ones stop working. Like every code
+// check, each attempt counts against the login limit first, and only a
+// right code clears the count.
+func (s *Service) VerifyTOTP(ctx context.Context, in VerifyTOTPInput) ([]string, error) {
+	_, code, err := parseCode("code", in.Code, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.Update(ctx, func(tx store.Tx) error { return s.countAttempt(tx, in.ClientKey) }); err != nil {
 		return nil, err
 	}
 	codes := make([]string, RecoveryCodes)
@@ -273,6 +300,9 @@ func (s *Service) VerifyTOTP(ctx context.Context, code string) ([]string, error)
 			return murlog.Invalid("code", "is wrong; check that the clock of the device with the app is right and try the next code")
 		}
 		now := tx.Now()
+		if err := tx.LoginAttempts().Delete(in.ClientKey); err != nil {
+			return err
+		}
 		if err := tx.TwoFactor().Put(&murlog.TOTP{Secret: st.Pending, LastStep: step, EnabledAt: &now}); err != nil {
 			return err
 		}
@@ -294,7 +324,9 @@ type DisableTOTPInput struct {
 // DisableTOTP turns two-factor login off and deletes the recovery codes.
 // It needs both factors, like a login: the password, and a TOTP or
 // recovery code, which is used up. Each attempt counts against the login
-// limit before the password is hashed.
+// limit before the password is hashed, and the right password alone does
+// not clear the count: a wrong code leaves its attempt counted, so
+// totp.disable is no more an oracle for codes than auth.login is.
 func (s *Service) DisableTOTP(ctx context.Context, in DisableTOTPInput) error {
 	if in.Password == "" {
 		return murlog.Invalid("password", "is required")

@@ -21,7 +21,7 @@ func enrol(t *testing.T, s *auth.Service, c *clock) (string, []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	codes, err := s.VerifyTOTP(ctx, code(t, setup.Secret, c.now()))
+	codes, err := s.VerifyTOTP(ctx, auth.VerifyTOTPInput{Code: code(t, setup.Secret, c.now()), ClientKey: "k"})
 	if err != nil {
 		t.Fatalf("VerifyTOTP with the current code: %v", err)
 	}
@@ -74,7 +74,7 @@ func TestTOTPSetupTakesEffectOnlyWhenVerified(t *testing.T) {
 	for _, bad := range []string{"", "12345", "1234567", "abcdef", strings.Repeat("1", 1000), "abcd-efgh"} {
 		wantField(t, "verify "+bad[:min(len(bad), 10)], verify(s, bad), murlog.EInvalid, "code", "")
 	}
-	codes, err := s.VerifyTOTP(ctx, code(t, again.Secret, c.now().Add(-auth.TOTPPeriod)))
+	codes, err := s.VerifyTOTP(ctx, auth.VerifyTOTPInput{Code: code(t, again.Secret, c.now().Add(-auth.TOTPPeriod)), ClientKey: "k"})
 	if err != nil {
 		t.Fatalf("verify with the previous step's code: %v", err)
 	}
@@ -101,7 +101,7 @@ func TestTOTPSetupTakesEffectOnlyWhenVerified(t *testing.T) {
 }
 
 func verify(s *auth.Service, code string) error {
-	_, err := s.VerifyTOTP(ctx, code)
+	_, err := s.VerifyTOTP(ctx, auth.VerifyTOTPInput{Code: code, ClientKey: "k"})
 	return err
 }
 
@@ -274,4 +274,138 @@ func TestResetTurnsTwoFactorOff(t *testing.T) {
 	if _, _, err := s.Login(ctx, auth.LoginInput{Password: "brand new pw", ClientKey: "k"}); err != nil {
 		t.Errorf("login with the new password and no code: %v", err)
 	}
+}
+
+// TestDisableTOTPWrongCodesAreLimited: with the right password, wrong
+// codes at totp.disable count like wrong passwords. The fifth locks the
+// address, the right code is then refused until the lockout has passed,
+// and the right password that came with each guess cleared nothing.
+func TestDisableTOTPWrongCodesAreLimited(t *testing.T) {
+	t.Parallel()
+	s, _, c := newService(t)
+	secret, codes := enrol(t, s, c)
+	_, checks := counting(s)
+	right := code(t, secret, c.now())
+	got := map[murlog.Code]int{}
+	for i := range 40 {
+		wrong := wrongTOTP(t, secret, c.now())
+		if i%2 == 1 {
+			wrong = "aaaa-aaaa" // an unknown recovery code counts the same
+		}
+		err := s.DisableTOTP(ctx, auth.DisableTOTPInput{Password: "correct horse", Code: wrong, ClientKey: "thief"})
+		if e := murlog.AsError(err); e.Code == murlog.EInvalid && e.Field != "code" {
+			t.Fatalf("guess %d: %v; want a refusal of the code", i+1, err)
+		}
+		got[murlog.ErrorCode(err)]++
+	}
+	if got[murlog.EInvalid] != auth.DefaultMaxFailures || got[murlog.ERateLimited] != 40-auth.DefaultMaxFailures {
+		t.Errorf("40 wrong codes with the right password = %v; want %d invalid, then rate_limited", got, auth.DefaultMaxFailures)
+	}
+	if n := checks.Load(); n != auth.DefaultMaxFailures {
+		t.Errorf("%d password checks; want %d (a locked attempt hashes nothing)", n, auth.DefaultMaxFailures)
+	}
+	for _, rc := range []string{right, codes[0]} {
+		err := s.DisableTOTP(ctx, auth.DisableTOTPInput{Password: "correct horse", Code: rc, ClientKey: "thief"})
+		if murlog.ErrorCode(err) != murlog.ERateLimited {
+			t.Errorf("totp.disable with a right code while locked = %v; want rate_limited", err)
+		}
+	}
+	if _, _, err := s.Login(ctx, auth.LoginInput{Password: "correct horse", TOTPCode: right, ClientKey: "thief"}); murlog.ErrorCode(err) != murlog.ERateLimited {
+		t.Errorf("login with both factors from the locked address = %v; want rate_limited (one limit)", err)
+	}
+	if st, _ := s.TOTPStatus(ctx); !st.Enabled || st.RecoveryCodesLeft != auth.RecoveryCodes {
+		t.Fatalf("status after the guesses = %+v; want on with every recovery code", st)
+	}
+	c.add(auth.DefaultLockout)
+	if err := s.DisableTOTP(ctx, auth.DisableTOTPInput{Password: "correct horse", Code: code(t, secret, c.now()), ClientKey: "thief"}); err != nil {
+		t.Errorf("totp.disable with both factors once the lockout passed: %v", err)
+	}
+}
+
+// TestRightPasswordKeepsTheCodeCount: four wrong codes, then a call
+// that checks only the right password (and so would clear the count of a
+// plain password limiter): the code count stands, the fifth attempt
+// locks, and the right code is refused.
+func TestRightPasswordKeepsTheCodeCount(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		what string
+		call func(s *auth.Service, secret string) error
+	}{
+		{"totp.setup", func(s *auth.Service, _ string) error {
+			_, err := s.SetupTOTP(ctx, auth.SetupTOTPInput{Account: "a@b", Password: "correct horse", ClientKey: "thief"})
+			return err
+		}},
+		{"auth.change_password", func(s *auth.Service, _ string) error {
+			_, err := s.ChangePassword(ctx, auth.ChangePasswordInput{Current: "correct horse", Next: "correct horse", ClientKey: "thief"})
+			return err
+		}},
+		{"auth.login without a code", func(s *auth.Service, _ string) error {
+			_, _, err := s.Login(ctx, auth.LoginInput{Password: "correct horse", ClientKey: "thief"})
+			return err
+		}},
+	} {
+		t.Run(tc.what, func(t *testing.T) {
+			t.Parallel()
+			s, _, c := newService(t)
+			secret, _ := enrol(t, s, c)
+			right := code(t, secret, c.now())
+			for range auth.DefaultMaxFailures - 1 {
+				_, _, err := s.Login(ctx, auth.LoginInput{Password: "correct horse", TOTPCode: wrongTOTP(t, secret, c.now()), ClientKey: "thief"})
+				wantField(t, "wrong code", err, murlog.EUnauthorized, "totp_code", "")
+			}
+			if err := tc.call(s, secret); murlog.ErrorCode(err) == murlog.ERateLimited {
+				t.Fatalf("%s as the fifth attempt: %v; want it checked", tc.what, err)
+			}
+			_, _, err := s.Login(ctx, auth.LoginInput{Password: "correct horse", TOTPCode: right, ClientKey: "thief"})
+			if murlog.ErrorCode(err) != murlog.ERateLimited {
+				t.Errorf("login with the right code after 4 wrong codes and %s = %v; want rate_limited", tc.what, err)
+			}
+		})
+	}
+}
+
+// TestVerifyTOTPCodesCount: the enrolment's code is counted like any
+// other code, and a right one clears the count.
+func TestVerifyTOTPCodesCount(t *testing.T) {
+	t.Parallel()
+	s, _, c := newService(t)
+	setup, err := s.SetupTOTP(ctx, auth.SetupTOTPInput{Account: "a@b", Password: "correct horse", ClientKey: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	right := code(t, setup.Secret, c.now())
+	for range auth.DefaultMaxFailures {
+		wantField(t, "wrong enrolment code", verify(s, wrongTOTP(t, setup.Secret, c.now())), murlog.EInvalid, "code", "")
+	}
+	if err := verify(s, right); murlog.ErrorCode(err) != murlog.ERateLimited {
+		t.Errorf("the right enrolment code after %d wrong ones = %v; want rate_limited", auth.DefaultMaxFailures, err)
+	}
+	c.add(auth.DefaultLockout)
+	if err := verify(s, code(t, setup.Secret, c.now())); err != nil {
+		t.Fatalf("verify once the lockout passed: %v", err)
+	}
+	// The right code cleared the count: a wrong password now is the first
+	// of five again.
+	for range auth.DefaultMaxFailures - 1 {
+		if _, _, err := s.Login(ctx, auth.LoginInput{Password: "wrong", ClientKey: "k"}); murlog.ErrorCode(err) != murlog.EUnauthorized {
+			t.Fatalf("wrong password after a verified enrolment = %v; want unauthorized", err)
+		}
+	}
+}
+
+// wrongTOTP returns a well-formed 6-digit code that is not right for
+// secret at at, nor a step either side of it.
+func wrongTOTP(t *testing.T, secret string, at time.Time) string {
+	t.Helper()
+	near := map[string]bool{}
+	for _, d := range []time.Duration{-auth.TOTPPeriod, 0, auth.TOTPPeriod} {
+		near[code(t, secret, at.Add(d))] = true
+	}
+	for _, c := range []string{"000000", "111111", "222222", "333333"} {
+		if !near[c] {
+			return c
+		}
+	}
+	panic("unreachable: three steps cannot hold four codes")
 }

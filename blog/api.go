@@ -83,6 +83,9 @@ func (l *Loader) APIPost(ctx context.Context, id string) (*PostDoc, error) {
 			return err
 		}
 		doc = &PostDoc{Post: l.postView(s, p, true)}
+		if p.Page {
+			return nil // in the menu, not between posts
+		}
 		older, newer, err := l.neighbours(s, p)
 		if err != nil {
 			return err
@@ -120,7 +123,8 @@ func (l *Loader) APIPosts(ctx context.Context, q PostsQuery) (*PostList, error) 
 		if err != nil {
 			return err
 		}
-		posts, err := tx.PublicPosts().List(store.PublicQuery{PersonaID: s.persona.ID, Now: s.now, Oldest: q.Oldest, After: q.After, Limit: q.Limit + 1})
+		posts, err := tx.PublicPosts().List(store.PublicQuery{PersonaID: s.persona.ID, Now: s.now, Oldest: q.Oldest, After: q.After,
+			Limit: q.Limit + 1, Excerpts: true})
 		if err != nil {
 			return err
 		}
@@ -138,7 +142,7 @@ func (l *Loader) APIPosts(ctx context.Context, q PostsQuery) (*PostList, error) 
 func (l *Loader) apiViews(s *scope, posts []*murlog.Post) []PostView {
 	out := make([]PostView, len(posts))
 	for i, p := range posts {
-		out[i] = l.postView(s, p, true)
+		out[i] = l.postView(s, p, false) // a list carries excerpts, not bodies
 	}
 	return out
 }
@@ -188,7 +192,7 @@ func (l *Loader) APIByIDs(ctx context.Context, ids []string) (*PostList, error) 
 				}
 				scopes[p.PersonaID] = s
 			}
-			list.Posts = append(list.Posts, l.postView(s, p, true))
+			list.Posts = append(list.Posts, l.postView(s, p, false))
 		}
 		return nil
 	})

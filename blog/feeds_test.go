@@ -57,9 +57,9 @@ func TestFeedsShowTextAsText(t *testing.T) {
 		if r.status != 200 || err != nil {
 			t.Fatalf("GET %s = %d, %v", path, r.status, err)
 		}
-		items := map[string]*gofeed.Item{}
+		items := map[string]*gofeed.Item{} // by guid / id: the post's stable address
 		for _, it := range f.Items {
-			items[it.Link] = it
+			items[it.GUID] = it
 		}
 		n, a := items[e.site.PostURL("alice", note.ID)], items[e.site.PostURL("alice", article.ID)]
 		if n == nil || a == nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/httpd"
 	"github.com/murlog/murlog/store"
+	"github.com/murlog/murlog/strictjson"
 	"github.com/murlog/murlog/theme"
 )
 
@@ -36,6 +37,7 @@ type Handler struct {
 	log          *slog.Logger
 	mux          *http.ServeMux
 	hdr          headers
+	slots        *httpd.Slots // the public API's answers in flight (apilimits.go)
 	searchShield *httpd.Shield
 }
 
@@ -93,7 +95,7 @@ func NewHandler(l *Loader, opts ...HandlerOptions) *Handler {
 		text: []string{"text/plain; charset=utf-8"}, json: []string{"application/json"},
 		nosniff: []string{"nosniff"}, referrer: []string{"strict-origin-when-cross-origin"},
 		noCache: []string{"no-cache"}, vary: []string{"Accept"}, baseCSP: []string{BaseCSP},
-	}}
+	}, slots: httpd.NewSlots(httpd.AnonInFlight, httpd.AnonWait, "public API requests")}
 	m := h.mux
 	m.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) { h.site(w, r, "") })
 	m.HandleFunc("GET /search", func(w http.ResponseWriter, r *http.Request) { h.search(w, r, "") })
@@ -194,6 +196,14 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request, p *Page, err erro
 		h.fail(w, r, err)
 		return
 	}
+	if p.Redirect != "" {
+		// No-cache like every page: a slug can be renamed back, and a
+		// browser keeping an old 301 would then go round in a loop.
+		h.security(w.Header(), BaseCSP)
+		w.Header()["Cache-Control"] = h.hdr.noCache
+		http.Redirect(w, r, p.Redirect, http.StatusMovedPermanently)
+		return
+	}
 	h.write(w, r, p.Status(), h.hdr.html, CSP(p), RenderPage(h.themes, p))
 }
 
@@ -239,8 +249,12 @@ func (h *Handler) asset(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) apiPost(w http.ResponseWriter, r *http.Request) {
+	if !h.apiSlot(w, r) {
+		return
+	}
+	defer h.slots.Release()
 	d, err := h.l.APIPost(r.Context(), r.PathValue("id"))
-	h.json(w, r, d, err)
+	h.jsonDoc(w, r, d, err)
 }
 
 func (h *Handler) apiPosts(w http.ResponseWriter, r *http.Request) {
@@ -258,8 +272,12 @@ func (h *Handler) apiPosts(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, murlog.NotFound("persona"))
 		return
 	}
+	if !h.apiSlot(w, r) {
+		return
+	}
+	defer h.slots.Release()
 	d, err := h.l.APIPosts(r.Context(), pq)
-	h.json(w, r, d, err)
+	h.jsonList(w, r, d, true, err)
 }
 
 func (h *Handler) apiConfig(w http.ResponseWriter, r *http.Request) {
@@ -268,8 +286,12 @@ func (h *Handler) apiConfig(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, murlog.NotFound("persona"))
 		return
 	}
+	if !h.apiSlot(w, r) {
+		return
+	}
+	defer h.slots.Release()
 	d, err := h.l.APIConfig(r.Context(), u)
-	h.json(w, r, d, err)
+	h.jsonDoc(w, r, d, err)
 }
 
 func (h *Handler) apiByIDs(w http.ResponseWriter, r *http.Request) {
@@ -283,8 +305,12 @@ func (h *Handler) apiByIDs(w http.ResponseWriter, r *http.Request) {
 	} else if s := r.URL.Query().Get("ids"); s != "" {
 		ids = strings.Split(s, ",")
 	}
+	if !h.apiSlot(w, r) {
+		return
+	}
+	defer h.slots.Release()
 	d, err := h.l.APIByIDs(r.Context(), ids)
-	h.json(w, r, d, err)
+	h.jsonList(w, r, d, false, err)
 }
 
 // readIDs reads a by-ids body: {"ids": [...]} or a bare array of strings.
@@ -294,6 +320,11 @@ func readIDs(w http.ResponseWriter, r *http.Request) ([]string, error) {
 		return nil, murlog.Invalid("body", "must be at most %d bytes", MaxByIDsBody)
 	}
 	body = bytes.TrimSpace(body)
+	// As the RPC does: a key given twice (which encoding/json would let
+	// the last of win), invalid UTF-8 and the like are refused, named.
+	if err := strictjson.Check(body); err != nil {
+		return nil, err
+	}
 	raw := json.RawMessage(body)
 	if len(body) > 0 && body[0] == '{' {
 		var obj struct {
@@ -322,18 +353,15 @@ func readIDs(w http.ResponseWriter, r *http.Request) ([]string, error) {
 	return ids, nil
 }
 
-// json writes an API document.
-func (h *Handler) json(w http.ResponseWriter, r *http.Request, v any, err error) {
-	if err != nil {
-		h.fail(w, r, err)
+// fail answers an error through httpd (JSON for the API, text for the
+// rest; a store failure is a 500 with no detail, logged). A browser
+// asking for a page while the site cannot serve it (EUnavailable: the disk
+// is full, the database is busy) gets the theme's error page instead, 503
+// with Retry-After (unavailable.go).
+func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	if h.unavailablePage(w, r, err) {
 		return
 	}
-	h.write(w, r, http.StatusOK, h.hdr.json, BaseCSP, RenderJSON(v))
-}
-
-// fail answers an error through httpd (JSON for the API, text for the
-// rest; a store failure is a 500 with no detail, logged).
-func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	h.security(w.Header(), BaseCSP)
 	httpd.WriteError(w, r, h.log, err)
 }

@@ -40,6 +40,8 @@ var stringsEN = Strings{
 
 	"page_not_found_message": "There is no page at this address. It may have moved, or the link may be mistyped.",
 	"gone_message":           "The author deleted this post. It is no longer available.",
+	"unavailable":            "Temporarily unavailable",
+	"unavailable_message":    "The site cannot answer this right now. Please try again in a few minutes.",
 	"search_too_long":        "This search is too long: use at most 200 characters.",
 	"search_too_many_words":  "This search has too many words: use at most 8.",
 	"search_not_text":        "This search cannot be run: it holds control characters or is not valid text.",
@@ -82,6 +84,8 @@ var stringsJA = Strings{
 
 	"page_not_found_message": "このアドレスにページはありません。移動したか、リンクが間違っている可能性があります。",
 	"gone_message":           "この投稿は作者によって削除されました。",
+	"unavailable":            "一時的に利用できません",
+	"unavailable_message":    "ただいまこのページを表示できません。数分後にもう一度お試しください。",
 	"search_too_long":        "検索語が長すぎます。200文字以内にしてください。",
 	"search_too_many_words":  "検索語が多すぎます。8語以内にしてください。",
 	"search_not_text":        "この検索語では検索できません。制御文字を含むか、正しい文字列ではありません。",

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/post"
@@ -65,5 +66,64 @@ func TestMentionsResolvedAtPostTime(t *testing.T) {
 	e.create(post.CreateInput{Content: strings.Join(many, " ")})
 	if len(l.asked) != post.MaxMentionLookups {
 		t.Errorf("a post with %d mentions made %d lookups; want %d", len(many), len(l.asked), post.MaxMentionLookups)
+	}
+}
+
+// TestRefusedPostsLookUpNoMention: a post that will be refused — a bad
+// or unknown persona, a schedule out of range, text past its limit, a bad
+// field — is refused before any mention is looked up, since a lookup may
+// wait MentionTimeout on a remote server. So is such an edit.
+func TestRefusedPostsLookUpNoMention(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	l := &lookups{known: map[string]bool{"bob@remote.example": true}}
+	e.posts.WithMentions(l)
+	hi := "@bob@remote.example hi"
+	for _, tc := range []struct {
+		what string
+		in   post.CreateInput
+		want murlog.Code
+	}{
+		{"a malformed persona_id", post.CreateInput{PersonaID: "nope", Content: hi}, murlog.EInvalid},
+		{"an unknown persona", post.CreateInput{PersonaID: murlog.NewID(), Content: hi}, murlog.ENotFound},
+		{"a schedule in year 10000", post.CreateInput{Content: hi,
+			PublishedAt: post.Schedule{Mode: post.PublishAt, At: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}}, murlog.EInvalid},
+		{"a schedule before 1970", post.CreateInput{Content: hi,
+			PublishedAt: post.Schedule{Mode: post.PublishAt, At: time.Date(1969, 12, 31, 0, 0, 0, 0, time.UTC)}}, murlog.EInvalid},
+		{"a note over its limit", post.CreateInput{Content: hi + strings.Repeat("x", post.MaxNote)}, murlog.EInvalid},
+		{"a note with a title", post.CreateInput{Title: "t", Content: hi}, murlog.EInvalid},
+		{"an unknown visibility", post.CreateInput{Content: hi, Visibility: "friends"}, murlog.EInvalid},
+		{"a bad in_reply_to", post.CreateInput{Content: hi, InReplyTo: "ftp://x"}, murlog.EInvalid},
+		{"a control character", post.CreateInput{Content: hi + "\x00"}, murlog.EInvalid},
+	} {
+		_, err := e.posts.Create(ctx, tc.in)
+		if murlog.ErrorCode(err) != tc.want {
+			t.Errorf("create with %s = %v; want %s", tc.what, err, tc.want)
+		}
+		if len(l.asked) != 0 {
+			t.Errorf("create with %s looked up %v before refusing it; want no lookup", tc.what, l.asked)
+			l.asked = nil
+		}
+	}
+	p := e.create(post.CreateInput{Content: "plain"})
+	long, bad := hi+strings.Repeat("x", post.MaxNote), murlog.Visibility("friends")
+	for _, tc := range []struct {
+		what string
+		in   post.UpdateInput
+	}{
+		{"text over the limit", post.UpdateInput{ID: p.ID, Content: &long}},
+		{"an unknown visibility", post.UpdateInput{ID: p.ID, Content: &hi, Visibility: &bad}},
+	} {
+		if _, err := e.posts.Update(ctx, tc.in); murlog.ErrorCode(err) != murlog.EInvalid {
+			t.Errorf("edit with %s = %v; want invalid", tc.what, err)
+		}
+		if len(l.asked) != 0 {
+			t.Errorf("edit with %s looked up %v before refusing it; want no lookup", tc.what, l.asked)
+			l.asked = nil
+		}
+	}
+	// And a good post still looks its mention up.
+	if p := e.create(post.CreateInput{Content: hi}); len(p.Mentions) != 1 || len(l.asked) != 1 {
+		t.Errorf("a valid post: mentions %+v after lookups %v; want bob, looked up once", p.Mentions, l.asked)
 	}
 }

@@ -78,6 +78,11 @@ type CreateInput struct {
 	// InReplyTo is the id (IRI) of the post this one answers, "" for
 	// none: the reply is delivered to the parent's author too.
 	InReplyTo string
+	// Slug is an article's address under its persona (see
+	// murlog.Post.Slug); "" makes one from the title when it is published.
+	Slug string
+	// Page makes an article a page of the site (murlog.Post.Page).
+	Page bool
 }
 
 // Create validates, renders and stores a post.
@@ -91,11 +96,11 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*murlog.Post, err
 	p := &murlog.Post{ID: murlog.NewID(), Kind: in.Kind, Title: strings.TrimSpace(in.Title),
 		Source: in.Content, Summary: strings.TrimSpace(in.Summary), Sensitive: in.Sensitive,
 		Visibility: in.Visibility, Language: strings.TrimSpace(in.Language), InReplyTo: strings.TrimSpace(in.InReplyTo),
-		AsNote: in.AsNote}
+		AsNote: in.AsNote, Slug: in.Slug, Page: in.Page}
+	// Everything that can refuse the post is checked before the mention
+	// lookups, which may wait up to MentionTimeout on remote servers: a
+	// post that would be refused costs no request to anyone.
 	if err := validIRI("in_reply_to", p.InReplyTo); err != nil {
-		return nil, err
-	}
-	if err := s.prepare(p, s.resolveMentions(ctx, p.Kind, p.Source)); err != nil {
 		return nil, err
 	}
 	if in.PersonaID != "" && !murlog.ValidID(in.PersonaID) {
@@ -104,6 +109,16 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*murlog.Post, err
 	if err := validSchedule(in.PublishedAt); err != nil {
 		return nil, err
 	}
+	if err := validate(p); err != nil {
+		return nil, err
+	}
+	if err := s.store.View(ctx, func(tx store.Tx) error {
+		_, err := personaID(tx, in.PersonaID)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	s.renderContent(p, s.resolveMentions(ctx, p.Kind, p.Source))
 	err := s.store.Update(ctx, func(tx store.Tx) error {
 		pid, err := personaID(tx, in.PersonaID)
 		if err != nil {
@@ -112,6 +127,9 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*murlog.Post, err
 		p.PersonaID = pid
 		p.CreatedAt, p.UpdatedAt = tx.Now(), tx.Now()
 		p.PublishedAt = resolve(in.PublishedAt, tx.Now())
+		if err := settleSlug(tx, p, "", in.Slug != ""); err != nil {
+			return err
+		}
 		if err := tx.Posts().Create(p); err != nil {
 			return err
 		}
@@ -137,6 +155,9 @@ type UpdateInput struct {
 	Language    *string
 	AsNote      *bool
 	PublishedAt *Schedule
+	// Slug sets the article's slug; "" makes a new one from the title.
+	Slug *string
+	Page *bool
 }
 
 // Update edits a post and re-renders it when its source changed.
@@ -150,21 +171,24 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (*murlog.Post, err
 		}
 	}
 	// New text gets its mentions looked up before the write transaction:
-	// the lookups go to remote servers.
+	// the lookups go to remote servers. The edit is checked first, on the
+	// post as it stands, so an edit that would be refused asks nobody.
 	var resolved mentionSet
 	if in.Content != nil && s.mentions != nil {
-		var kind murlog.PostKind
+		var edited murlog.Post
 		err := s.store.View(ctx, func(tx store.Tx) error {
 			p, err := tx.Posts().Get(in.ID)
-			if err == nil {
-				kind = p.Kind
+			if err != nil {
+				return err
 			}
-			return err
+			edited = *p
+			in.apply(&edited)
+			return validate(&edited)
 		})
 		if err != nil {
 			return nil, err
 		}
-		resolved = s.resolveMentions(ctx, kind, *in.Content)
+		resolved = s.resolveMentions(ctx, edited.Kind, edited.Source)
 	}
 	var p *murlog.Post
 	err := s.store.Update(ctx, func(tx store.Tx) error {
@@ -175,39 +199,20 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (*murlog.Post, err
 		}
 		before := *p
 		was := p.PublishedAt
-		if in.Title != nil {
-			p.Title = strings.TrimSpace(*in.Title)
-		}
-		if in.Content != nil {
-			p.Source = *in.Content
-		}
-		if in.Summary != nil {
-			p.Summary = strings.TrimSpace(*in.Summary)
-			if p.Summary == "" && in.Sensitive == nil {
-				p.Sensitive = false // clearing the warning clears what it forced
-			}
-		}
-		if in.Sensitive != nil {
-			p.Sensitive = *in.Sensitive
-		}
-		if in.Visibility != nil {
-			p.Visibility = *in.Visibility
-		}
-		if in.Language != nil {
-			p.Language = strings.TrimSpace(*in.Language)
-		}
-		if in.AsNote != nil {
-			p.AsNote = *in.AsNote
-		}
+		in.apply(p)
 		known := resolved
 		if known == nil {
 			known = keptMentions(p)
 		}
-		if err := s.prepare(p, known); err != nil {
+		if err := validate(p); err != nil {
 			return err
 		}
+		s.renderContent(p, known)
 		if in.PublishedAt != nil {
 			p.PublishedAt = resolve(*in.PublishedAt, tx.Now())
+		}
+		if err := settleSlug(tx, p, before.Slug, in.Slug != nil && *in.Slug != ""); err != nil {
+			return err
 		}
 		p.UpdatedAt = tx.Now()
 		if err := tx.Posts().Update(p); err != nil {
@@ -222,6 +227,40 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (*murlog.Post, err
 		return nil, err
 	}
 	return p, nil
+}
+
+// apply sets the fields in sets on p.
+func (in *UpdateInput) apply(p *murlog.Post) {
+	if in.Title != nil {
+		p.Title = strings.TrimSpace(*in.Title)
+	}
+	if in.Content != nil {
+		p.Source = *in.Content
+	}
+	if in.Summary != nil {
+		p.Summary = strings.TrimSpace(*in.Summary)
+		if p.Summary == "" && in.Sensitive == nil {
+			p.Sensitive = false // clearing the warning clears what it forced
+		}
+	}
+	if in.Sensitive != nil {
+		p.Sensitive = *in.Sensitive
+	}
+	if in.Visibility != nil {
+		p.Visibility = *in.Visibility
+	}
+	if in.Language != nil {
+		p.Language = strings.TrimSpace(*in.Language)
+	}
+	if in.AsNote != nil {
+		p.AsNote = *in.AsNote
+	}
+	if in.Slug != nil {
+		p.Slug = *in.Slug
+	}
+	if in.Page != nil {
+		p.Page = *in.Page
+	}
 }
 
 // Delete removes a post.
@@ -384,10 +423,10 @@ func personaID(tx store.Tx, id string) (string, error) {
 	return p.ID, nil
 }
 
-// prepare validates p's editable fields and renders its content, linking
-// the mentions in known to their profile pages and keeping them as p's
-// mentions.
-func (s *Service) prepare(p *murlog.Post, known mentionSet) error {
+// validate checks p's editable fields, normalising their line breaks.
+// It asks nothing of the store or the network, so it runs before
+// anything that does.
+func validate(p *murlog.Post) error {
 	if err := checkTexts(p); err != nil {
 		return err
 	}
@@ -401,6 +440,12 @@ func (s *Service) prepare(p *murlog.Post, known mentionSet) error {
 		}
 		if p.AsNote {
 			return murlog.Invalid("federate_as", "only an article can be federated as a note; a note is one already")
+		}
+		if p.Slug != "" {
+			return murlog.Invalid("slug", "only articles have a slug; a note's address is its id")
+		}
+		if p.Page {
+			return murlog.Invalid("page", "only an article can be a page")
 		}
 	} else {
 		if p.Title == "" {
@@ -425,16 +470,29 @@ func (s *Service) prepare(p *murlog.Post, known mentionSet) error {
 	if !p.Visibility.Valid() {
 		return murlog.Invalid("visibility", "must be public, unlisted, followers or direct")
 	}
+	if p.Page && p.Visibility != murlog.VisibilityPublic && p.Visibility != murlog.VisibilityUnlisted {
+		return murlog.Invalid("visibility", "a page is part of the public site: it must be public or unlisted")
+	}
+	if p.Slug != "" {
+		if err := CheckSlug(p.Slug); err != nil {
+			return err
+		}
+	}
 	if p.Language != "" && !murlog.ValidLanguage(p.Language) {
 		return murlog.Invalid("language", "must be a language tag such as ja or en-US")
 	}
+	return nil
+}
+
+// renderContent renders p's content (validated), linking the mentions in known
+// to their profile pages and keeping them as p's mentions.
+func (s *Service) renderContent(p *murlog.Post, known mentionSet) {
 	r := render(s.rendererFor(known), p.Kind, p.Source)
 	p.Content, p.Tags, p.Mentions = r.HTML, r.Tags, mentioned(r, known)
 	p.Excerpt, p.Image = markup.PlainTextPrefix(r.HTML, murlog.ExcerptLen), ""
 	if p.Kind == murlog.KindArticle {
 		p.Image = markup.FirstImage(r.HTML)
 	}
-	return nil
 }
 
 // contentLimit is how many characters a post of kind may have (as
@@ -506,7 +564,7 @@ func checkTexts(p *murlog.Post) error {
 	for _, f := range []struct {
 		name string
 		v    *string
-	}{{"content", &p.Source}, {"title", &p.Title}, {"summary", &p.Summary}, {"language", &p.Language}} {
+	}{{"content", &p.Source}, {"title", &p.Title}, {"summary", &p.Summary}, {"language", &p.Language}, {"slug", &p.Slug}} {
 		v, err := murlog.CheckText(f.name, *f.v)
 		if err != nil {
 			return err

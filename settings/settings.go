@@ -95,6 +95,9 @@ func (s *Service) Update(ctx context.Context, u Update) (*Site, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := murlog.CheckName("title", v); err != nil {
+			return nil, err // the site's name: one line, nothing invisible
+		}
 		if utf8.RuneCountInString(v) > MaxTitle {
 			return nil, murlog.Invalid("title", "must be at most %d characters", MaxTitle)
 		}

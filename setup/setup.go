@@ -73,7 +73,7 @@ func Validate(in *Input) []error {
 	if err := persona.ValidateDisplayName(in.DisplayName); err != nil {
 		errs = append(errs, err)
 	}
-	if v, err := siteconfig.CheckText("site_name", in.SiteName, siteconfig.MaxShort); err != nil {
+	if v, err := siteconfig.CheckName("site_name", in.SiteName, siteconfig.MaxShort); err != nil {
 		errs = append(errs, err)
 	} else {
 		in.SiteName = v
@@ -90,7 +90,7 @@ func Validate(in *Input) []error {
 // port (kept, so a test install at 127.0.0.1:8080 generates working URLs).
 func ValidateDomain(d string) error {
 	if d == "" {
-		return murlog.Invalid("domain", "is required")
+		return murlog.Required("domain")
 	}
 	host, port := d, ""
 	if h, p, err := net.SplitHostPort(d); err == nil {

@@ -33,6 +33,10 @@ func TestValidateRefusesSpoofingNames(t *testing.T) {
 		{"al\u202eice", "Alice", "username"},
 		{"al\x00ice", "Alice", "username"},
 		{"alice", "caf\xe9", "display_name"},
+		{"alice", "\u3164", "display_name"},
+		{"alice", "\u200d", "display_name"},
+		{"alice", "Al\u00adice", "display_name"},
+		{"alice", "\u2800", "display_name"},
 	} {
 		in := &Input{Domain: "example.com", Username: tc.user, DisplayName: tc.display,
 			Password: "correct horse battery", PasswordConfirm: "correct horse battery"}
@@ -50,6 +54,8 @@ func TestValidateSiteName(t *testing.T) {
 	}{
 		{"", "", true}, {"  My site  ", "My site", true}, {strings.Repeat("字", 50), strings.Repeat("字", 50), true},
 		{strings.Repeat("字", 51), "", false}, {"a\x00b", "", false}, {"caf\xe9", "", false},
+		{"\u3164", "", false}, {"My\u200bsite", "", false}, {"\u00ad", "", false}, {"two\nlines", "", false},
+		{"👨\u200d👩\u200d👧の日記", "👨\u200d👩\u200d👧の日記", true},
 	} {
 		in := &Input{Domain: "example.com", Username: "alice", Password: "correct horse battery",
 			PasswordConfirm: "correct horse battery", SiteName: tc.name}

@@ -140,19 +140,24 @@ func (s *Service) Check(u Update) error {
 func (s *Service) check(u Update) (*checked, error) {
 	out := &checked{u: u}
 	for _, f := range []struct {
-		name string
-		v    **string
-		max  int
+		name   string
+		v      **string
+		max    int
+		isName bool // a name: one line, nothing invisible (murlog.CheckName)
 	}{
-		{"site_name", &out.u.SiteName, MaxShort},
-		{"subtitle", &out.u.Subtitle, MaxShort},
-		{"author", &out.u.Author, MaxShort},
-		{"introduction", &out.u.Introduction, MaxIntroduction},
+		{"site_name", &out.u.SiteName, MaxShort, true},
+		{"subtitle", &out.u.Subtitle, MaxShort, false},
+		{"author", &out.u.Author, MaxShort, true},
+		{"introduction", &out.u.Introduction, MaxIntroduction, false},
 	} {
 		if *f.v == nil {
 			continue
 		}
-		v, err := CheckText(f.name, **f.v, f.max)
+		check := CheckText
+		if f.isName {
+			check = CheckName
+		}
+		v, err := check(f.name, **f.v, f.max)
 		if err != nil {
 			return nil, err
 		}
@@ -183,15 +188,29 @@ func (s *Service) check(u Update) (*checked, error) {
 	return out, nil
 }
 
+// CheckName is CheckText for a name (the site's name, its author), with
+// murlog.CheckName's rule on top. The setup wizard checks the site name
+// with it.
+func CheckName(field, v string, max int) (string, error) {
+	v, err := CheckText(field, v, max)
+	if err == nil {
+		err = murlog.CheckName(field, v)
+	}
+	if err != nil {
+		return "", err
+	}
+	return v, nil
+}
+
 // CheckText is the check of one text field: murlog.CheckText, trimmed,
-// at most max characters. The setup wizard checks the site name with it.
+// at most max characters.
 func CheckText(field, v string, max int) (string, error) {
 	v, err := murlog.CheckText(field, strings.TrimSpace(v))
 	if err != nil {
 		return "", err
 	}
 	if n := utf8.RuneCountInString(v); n > max {
-		return "", murlog.Invalid(field, "must be at most %d characters, not %d", max, n)
+		return "", murlog.TooLong(field, "must be at most %d characters, not %d", max, n)
 	}
 	return v, nil
 }

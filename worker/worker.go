@@ -193,6 +193,7 @@ type run struct {
 	claimSize int
 	deadline  time.Time
 	resident  bool
+	claimErr  string // the last claim failure logged, until a claim works
 
 	results  chan outcome
 	ready    []*queue.Job // claimed, waiting for a free slot
@@ -270,10 +271,11 @@ func (r *run) loop() (int, error) {
 				// The rest wait here, claimed, for a free slot.
 				got, err := r.claim(r.claimSize)
 				if err != nil {
-					r.w.o.Logger.Error("worker.claim_failed", "svc", r.w.o.Svc, "queue.provider", r.w.o.Queue.Provider(), "err", err.Error())
+					r.claimFailed(err)
 					idle = true
 					break
 				}
+				r.claimErr = ""
 				if got == 0 {
 					idle = true
 					break
@@ -376,6 +378,16 @@ func (r *run) maintain() {
 	r.lastMnt = time.Now()
 	if err := r.w.Maintain(r.ctx); err != nil && r.ctx.Err() == nil {
 		r.w.o.Logger.Warn("worker.maintenance_failed", "svc", r.w.o.Svc, "err", err.Error())
+	}
+}
+
+// claimFailed logs a failed claim, once while the same failure repeats:
+// a full disk or a lost database fails every poll, and a line a second
+// would bury the rest of the log (the store says why once itself).
+func (r *run) claimFailed(err error) {
+	if msg := err.Error(); msg != r.claimErr {
+		r.claimErr = msg
+		r.w.o.Logger.Error("worker.claim_failed", "svc", r.w.o.Svc, "queue.provider", r.w.o.Queue.Provider(), "err", msg)
 	}
 }
 

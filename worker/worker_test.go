@@ -526,3 +526,27 @@ func TestPolicyConcurrencyCapsATopic(t *testing.T) {
 		t.Errorf("uncapped topic ran at most %d at once beside the capped one; want the other slots (≥ 4 of 8)", most["test.free"])
 	}
 }
+
+// TestRepeatedClaimFailureLoggedOnce: a queue that fails every claim the
+// same way (here a database closed under the worker; a full disk is
+// another) is logged once, not once a poll.
+func TestRepeatedClaimFailureLoggedOnce(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	wake := make(chan struct{})
+	w := e.worker(Options{Wake: wake, Poll: time.Hour})
+	e.db.Close()
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- w.Run(runCtx) }()
+	// Each wake is taken only by a worker back in its idle wait, so 20 of
+	// them are at least 20 claims that failed.
+	for range 20 {
+		wake <- struct{}{}
+	}
+	stop()
+	<-done
+	if n := strings.Count(e.logs.String(), `"msg":"worker.claim_failed"`); n != 1 {
+		t.Errorf("%d worker.claim_failed lines after 21 failed claims; want 1\n%s", n, e.logs)
+	}
+}

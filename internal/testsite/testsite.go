@@ -32,6 +32,7 @@ type Site struct {
 	Client *client.Client // logged in as the owner when the site is set up
 	Env    map[string]string
 	Logs   *SyncBuffer // every log line the app wrote
+	now    func() time.Time
 }
 
 // Options tune a site.
@@ -61,7 +62,7 @@ func New(tb testing.TB) *Site { return Start(tb, Options{}) }
 func Start(tb testing.TB, o Options) *Site {
 	tb.Helper()
 	dir := tb.TempDir()
-	s := &Site{Dir: dir, Env: map[string]string{"MURLOG_SCHEME": "http"}, Logs: &SyncBuffer{}}
+	s := &Site{Dir: dir, Env: map[string]string{"MURLOG_SCHEME": "http"}, Logs: &SyncBuffer{}, now: o.Now}
 	for k, v := range o.Env {
 		s.Env[k] = v
 	}
@@ -109,11 +110,11 @@ func (s *Site) Domain() string { return strings.TrimPrefix(s.Server.URL, "http:/
 func (s *Site) NewClient() *client.Client { return client.New(s.Server.URL) }
 
 // Restart closes the app and opens a new one over the same directory, as
-// a process restart would, keeping the same address.
+// a process restart would, keeping the same address and clock.
 func (s *Site) Restart(tb testing.TB) {
 	tb.Helper()
 	s.App.Close()
-	a, err := app.New(context.Background(), s.options(nil))
+	a, err := app.New(context.Background(), s.options(s.now))
 	if err != nil {
 		tb.Fatalf("restart: %v", err)
 	}

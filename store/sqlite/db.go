@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"modernc.org/sqlite"
@@ -67,6 +68,8 @@ type DB struct {
 	// Close flushes what is left.
 	pmu     sync.Mutex
 	pending metrics
+
+	full atomic.Bool // the last write found the disk full (noteFull)
 }
 
 var _ store.Store = (*DB)(nil)
@@ -117,11 +120,38 @@ func Open(ctx context.Context, path string, o Options) (*DB, error) {
 	db.wc.db, db.rc.db = db.w, db.r
 	db.wc.off, db.rc.off = o.OneShot, o.OneShot
 
-	if err := db.migrate(ctx); err != nil {
+	if err := db.migrateRetrying(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return db, nil
+}
+
+// migrateRetrying runs migrate, again while it finds the database busy:
+// several processes opening a new file at once (a burst of CGI requests
+// on a fresh or upgraded site) race to switch it to WAL and create the
+// schema, and SQLite answers some of those steps SQLITE_BUSY at once,
+// without waiting on the busy timeout. Each migration re-checks the
+// version in its own transaction, so a retry applies nothing twice.
+func (db *DB) migrateRetrying(ctx context.Context) error {
+	deadline := time.Now().Add(db.opts.BusyTimeout)
+	for wait := 5 * time.Millisecond; ; wait *= 2 {
+		err := db.migrate(ctx)
+		if err == nil || !isBusy(err) || time.Now().Add(wait).After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+	}
+}
+
+// isBusy reports whether err is SQLite's "database is busy".
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && (se.Code()&0xff == sqlite3.SQLITE_BUSY || se.Code()&0xff == sqlite3.SQLITE_LOCKED)
 }
 
 // privateFiles makes the database and its -wal/-shm readable by their owner
@@ -179,7 +209,9 @@ func (db *DB) Update(ctx context.Context, fn func(store.Tx) error) error {
 func (db *DB) run(ctx context.Context, pool *sql.DB, cache *stmtCache, opts *sql.TxOptions, fn func(store.Tx) error) (err error) {
 	stx, err := pool.BeginTx(ctx, opts)
 	if err != nil {
-		return mapErr(err)
+		err = mapErr(err)
+		db.noteFull(err)
+		return err
 	}
 	t := &tx{ctx: ctx, db: db, tx: stx, cache: cache, now: db.now().UTC().Truncate(time.Microsecond)}
 	// Runs last: the connection is back in the pool by then.
@@ -193,17 +225,49 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, cache *stmtCache, opts *sql
 	if err := fn(t); err != nil {
 		stx.Rollback()
 		db.addPending(t.carried)
+		db.noteFull(err)
 		return err
 	}
 	if err := stx.Commit(); err != nil {
 		db.addPending(t.carried)
-		return mapErr(err)
+		err = mapErr(err)
+		db.noteFull(err)
+		return err
+	}
+	if pool == db.w && db.full.CompareAndSwap(true, false) {
+		db.log.Info("database writes work again: the disk has room", "path", db.path)
 	}
 	db.addPending(t.later)
 	if t.enqueued {
 		db.wake()
 	}
 	return nil
+}
+
+// noteFull logs the first write to find the disk full, once: every write
+// fails the same way until there is room again (the next write to commit
+// says so), and a line per write, retry or job would bury the log.
+func (db *DB) noteFull(err error) {
+	if errors.Is(err, store.ErrDiskFull) && db.full.CompareAndSwap(false, true) {
+		db.log.Error("the disk is full: writes fail (and are answered unavailable) until there is room; reads go on",
+			"path", db.path, "err", err)
+	}
+}
+
+// CapGrowth lets the database file grow by at most pages more pages
+// (PRAGMA max_page_count on the writer connection, which keeps it while
+// the connection lives): past that, writes fail as on a full disk. The
+// tests of a full disk use it where they cannot fill a real one.
+func (db *DB) CapGrowth(ctx context.Context, pages int) error {
+	return db.Update(ctx, func(st store.Tx) error {
+		t := st.(*tx)
+		var n int64
+		if err := t.queryRow("PRAGMA page_count", nil, &n); err != nil {
+			return err
+		}
+		_, err := t.tx.ExecContext(t.ctx, fmt.Sprintf("PRAGMA max_page_count = %d", n+int64(pages)))
+		return mapErr(err)
+	})
 }
 
 func (db *DB) addPending(m metrics) {
@@ -380,8 +444,9 @@ func (c *stmtCache) close() {
 }
 
 // mapErr turns driver errors into the shared vocabulary: uniqueness into
-// EConflict, lock contention into EUnavailable (retryable), the rest into
-// EInternal with the cause kept for the log.
+// EConflict, lock contention into EUnavailable (retryable), "database or
+// disk is full" into store.ErrDiskFull, the rest into EInternal with the
+// cause kept for the log.
 func mapErr(err error) error {
 	if err == nil {
 		return nil
@@ -399,6 +464,11 @@ func mapErr(err error) error {
 			return &murlog.Error{Code: murlog.EUnavailable, Message: "database is busy, try again", RetryAfter: time.Second, Err: err}
 		case code&0xff == sqlite3.SQLITE_READONLY || code&0xff == sqlite3.SQLITE_CANTOPEN:
 			return &murlog.Error{Code: murlog.EUnavailable, Message: "database is not writable", Err: err}
+		case code&0xff == sqlite3.SQLITE_FULL || code == sqlite3.SQLITE_IOERR_SHMSIZE:
+			// SHMSIZE: the -shm file a new connection needs could not be
+			// given its pages, which on a full disk is the first thing
+			// a new process (a CGI request) meets.
+			return fmt.Errorf("%w: %w", store.ErrDiskFull, err)
 		}
 	}
 	return murlog.Internal(err)

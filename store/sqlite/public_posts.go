@@ -10,6 +10,18 @@ import (
 	"github.com/murlog/murlog/store"
 )
 
+// publicCols are postCols without the source: the public never sees the
+// owner's source text, and a list then reads about half the bytes (a row's
+// source and content are most of it).
+const publicCols = `id, persona_id, kind, title, '' AS source, content, summary, sensitive, visibility,
+	language, tags, in_reply_to, quote_of, mentions, as_note, published_at, created_at, updated_at, excerpt, image, slug, page`
+
+// excerptCols are publicCols for a list of excerpts (PublicQuery.Excerpts):
+// the content is read only for a row with no stored excerpt.
+const excerptCols = `id, persona_id, kind, title, '' AS source, CASE WHEN excerpt = '' THEN content ELSE '' END AS content,
+	summary, sensitive, visibility, language, tags, in_reply_to, quote_of, mentions, as_note, published_at, created_at,
+	updated_at, excerpt, image, slug, page`
+
 // publicPosts are the anonymous reader's queries. Each includes
 // publicPredicate; "listed" adds visibility = 'public'.
 //
@@ -17,17 +29,15 @@ import (
 // lists and search terms travel as one JSON or FTS parameter), so the
 // per-connection statement cache, which is keyed by the text, stays small
 // whatever readers send.
-// publicCols are postCols without the source: the public never sees the
-// owner's source text, and a list then reads about half the bytes (a row's
-// source and content are most of it).
-const publicCols = `id, persona_id, kind, title, '' AS source, content, summary, sensitive, visibility,
-	language, tags, in_reply_to, quote_of, mentions, as_note, published_at, created_at, updated_at, excerpt, image`
-
 type publicPosts struct{ t *tx }
 
-// listed is the predicate of lists, tag pages, neighbours, search, feeds
-// and the sitemap.
-const listed = publicPredicate + ` AND visibility = 'public'`
+// shown is the predicate of the sitemap: every post and page anyone may
+// come across; listed, that of lists, tag pages, neighbours, search and
+// feeds, leaves the pages out (the site menu lists them).
+const (
+	shown  = publicPredicate + ` AND visibility = 'public'`
+	listed = shown + ` AND page = 0`
+)
 
 func (r publicPosts) Get(id string, now time.Time) (*murlog.Post, error) {
 	return one(r.t, "post", "SELECT "+publicCols+" FROM posts WHERE id = ? AND "+publicPredicate, scanPost, id, micros(now))
@@ -116,12 +126,16 @@ func (r publicPosts) List(q store.PublicQuery) ([]*murlog.Post, error) {
 	if err != nil {
 		return nil, err
 	}
-	where, key := "SELECT "+publicCols+" FROM posts WHERE ", postsKey
+	cols := publicCols
+	if q.Excerpts {
+		cols = excerptCols
+	}
+	where, key := "SELECT "+cols+" FROM posts WHERE ", postsKey
 	var args []any
 	if q.Tag != "" {
 		// post_tags has none of posts' column names, so the columns and
 		// the predicate need no qualifier.
-		where, key = "SELECT "+publicCols+" FROM post_tags t JOIN posts p ON p.id = t.post_id WHERE t.tag = lower(?) AND ", tagsKey
+		where, key = "SELECT "+cols+" FROM post_tags t JOIN posts p ON p.id = t.post_id WHERE t.tag = lower(?) AND ", tagsKey
 		args = append(args, q.Tag)
 	}
 	nowSlot := len(args)
@@ -171,7 +185,7 @@ func (r publicPosts) ByIDs(ids []string, now time.Time) ([]*murlog.Post, error) 
 		return []*murlog.Post{}, nil
 	}
 	list, _ := json.Marshal(ids) // strings only
-	found, err := manyPosts(r.t, len(ids), "SELECT "+publicCols+" FROM posts WHERE id IN (SELECT value FROM json_each(?)) AND "+listed,
+	found, err := manyPosts(r.t, len(ids), "SELECT "+excerptCols+" FROM posts WHERE id IN (SELECT value FROM json_each(?)) AND "+listed,
 		string(list), micros(now))
 	if err != nil {
 		return nil, err
@@ -194,9 +208,9 @@ func (r publicPosts) Sitemap(now time.Time, limit int) ([]store.SitemapEntry, er
 	if limit <= 0 {
 		return nil, murlog.Invalid("limit", "must be positive")
 	}
-	rows, err := r.t.query(`SELECT p.id, u.username, p.published_at, p.updated_at
+	rows, err := r.t.query(`SELECT p.id, p.slug, u.username, p.published_at, p.updated_at
 		FROM posts p JOIN personas u ON u.id = p.persona_id
-		WHERE `+listed+` ORDER BY p.published_at DESC, p.id DESC LIMIT ?`, micros(now), limit)
+		WHERE `+shown+` ORDER BY p.published_at DESC, p.id DESC LIMIT ?`, micros(now), limit)
 	if err != nil {
 		return nil, err
 	}
@@ -205,13 +219,36 @@ func (r publicPosts) Sitemap(now time.Time, limit int) ([]store.SitemapEntry, er
 	for rows.Next() {
 		var e store.SitemapEntry
 		var pub, upd int64
-		if err := rows.Scan(&e.ID, &e.Username, &pub, &upd); err != nil {
+		if err := rows.Scan(&e.ID, &e.Slug, &e.Username, &pub, &upd); err != nil {
 			return nil, mapErr(err)
 		}
 		e.PublishedAt, e.UpdatedAt = fromMicros(pub), fromMicros(upd)
 		out = append(out, e)
 	}
 	return out, mapErr(rows.Err())
+}
+
+// bySlug looks a slug up among the current slugs first, then the old
+// ones, asking for a slug that is not empty so that SQLite may use the
+// partial index posts_slug.
+const bySlug = `SELECT ` + publicCols + ` FROM posts WHERE id = coalesce(
+	(SELECT id FROM posts WHERE persona_id = ?1 AND slug = ?2 AND slug != ''),
+	(SELECT post_id FROM post_old_slugs WHERE persona_id = ?1 AND slug = ?2)) AND ` + publicPredicate
+
+func (r publicPosts) BySlug(personaID, slug string, now time.Time) (*murlog.Post, error) {
+	return one(r.t, "post", bySlug, scanPost, personaID, slug, micros(now))
+}
+
+func (r publicPosts) Pages(personaID string, now time.Time, limit int) ([]store.MenuEntry, error) {
+	if limit <= 0 {
+		return nil, murlog.Invalid("limit", "must be positive")
+	}
+	return many(r.t, `SELECT id, title, slug FROM posts WHERE page = 1 AND persona_id = ? AND `+shown+`
+		ORDER BY published_at, id LIMIT ?`, func(sc interface{ Scan(...any) error }) (store.MenuEntry, error) {
+		var e store.MenuEntry
+		err := sc.Scan(&e.ID, &e.Title, &e.Slug)
+		return e, err
+	}, personaID, micros(now), limit)
 }
 
 // NextPublication reads the partial index of publishable posts: its WHERE

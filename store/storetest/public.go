@@ -96,6 +96,58 @@ func PublicPosts(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Search", func(t *testing.T) { testPublicSearch(t, f) })
 	t.Run("Sitemap", func(t *testing.T) { testPublicSitemap(t, f) })
 	t.Run("NextPublication", func(t *testing.T) { testNextPublication(t, f) })
+	t.Run("Excerpts", func(t *testing.T) { testPublicExcerpts(t, open) })
+}
+
+// testPublicExcerpts: a list read for excerpts (and ByIDs) leaves out the
+// content of a post that has its excerpt stored, and reads it for an older
+// post without one; a list read otherwise has every content.
+func testPublicExcerpts(t *testing.T, open func(t *testing.T) store.Store) {
+	s, now := open(t), time.Date(2026, 4, 10, 12, 0, 0, 0, time.UTC)
+	alice := NewPersona("alice", true, now)
+	pub := now.Add(-time.Hour)
+	withExcerpt, older := NewPost(alice.ID, &pub, murlog.VisibilityPublic, now), NewPost(alice.ID, &pub, murlog.VisibilityPublic, now)
+	withExcerpt.Content, withExcerpt.Excerpt = "<p>"+strings.Repeat("long ", 1000)+"</p>", "long long"
+	update(t, s, func(tx store.Tx) error {
+		if err := tx.Personas().Create(alice); err != nil {
+			return err
+		}
+		if err := tx.Posts().Create(withExcerpt); err != nil {
+			return err
+		}
+		return tx.Posts().Create(older)
+	})
+	contents := func(ps []*murlog.Post) map[string]string {
+		m := map[string]string{}
+		for _, p := range ps {
+			m[p.ID] = p.Content
+		}
+		return m
+	}
+	view(t, s, func(tx store.Tx) error {
+		pp := tx.PublicPosts()
+		for _, tc := range []struct {
+			name     string
+			excerpts bool
+			tag      string
+		}{{"list", false, ""}, {"list of excerpts", true, ""}, {"tag list of excerpts", true, "a"}} {
+			got, err := pp.List(store.PublicQuery{PersonaID: alice.ID, Tag: tc.tag, Now: now, Limit: 10, Excerpts: tc.excerpts})
+			c := contents(got)
+			wantLong := withExcerpt.Content
+			if tc.excerpts {
+				wantLong = ""
+			}
+			if err != nil || len(got) != 2 || c[withExcerpt.ID] != wantLong || c[older.ID] != older.Content {
+				t.Errorf("%s: %d posts, %v; want the excerpted post's content %.20q, the older one's %q", tc.name, len(got), err, wantLong, older.Content)
+			}
+		}
+		got, err := pp.ByIDs([]string{withExcerpt.ID, older.ID}, now)
+		if c := contents(got); err != nil || len(got) != 2 || c[withExcerpt.ID] != "" || c[older.ID] != older.Content ||
+			got[0].Excerpt != withExcerpt.Excerpt {
+			t.Errorf("ByIDs: %d posts, %v; want them read for excerpts", len(got), err)
+		}
+		return nil
+	})
 }
 
 func testPublicGet(t *testing.T, f *publicFixture) {
