@@ -68,8 +68,14 @@ func newEnv(t *testing.T) *env {
 	e.alice.Summary = "I write.\nSometimes."
 	e.update(func(tx store.Tx) error { return tx.Personas().Create(e.alice) })
 	e.posts = post.New(db, e.site)
-	e.loader = &blog.Loader{Site: e.site, Store: db, Themes: theme.NewSet(shippedThemes(t), theme.Options{Log: quiet}), Log: quiet, Now: c.Now}
-	e.h = blog.NewHandler(e.loader)
+	// A search's budget is wall time: a loaded machine running -race
+	// must not turn a test's search into "too expensive" (the budget has
+	// its own tests).
+	e.loader = &blog.Loader{Site: e.site, Store: db, Themes: theme.NewSet(shippedThemes(t), theme.Options{Log: quiet}), Log: quiet, Now: c.Now,
+		SearchBudget: time.Minute}
+	// Tests search from one address far more than a reader would; the
+	// shield has its own test.
+	e.h = blog.NewHandler(e.loader, blog.HandlerOptions{SearchBurst: 1e6})
 	e.srv = httptest.NewServer(e.h)
 	t.Cleanup(e.srv.Close)
 	return e

@@ -8,8 +8,10 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/httpd"
@@ -30,13 +32,36 @@ const maxUsername = 64
 // routes to it the paths listed in Patterns, the browsers' "/@…" paths
 // and the themed 404 of other HTML requests (NotFound).
 type Handler struct {
-	l      *Loader
-	themes *theme.Set
-	log    *slog.Logger
-	mux    *http.ServeMux
-	hdr    headers
-	slots  *httpd.Slots // the public API's answers in flight (apilimits.go)
+	l            *Loader
+	themes       *theme.Set
+	log          *slog.Logger
+	mux          *http.ServeMux
+	hdr          headers
+	slots        *httpd.Slots // the public API's answers in flight (apilimits.go)
+	searchShield *httpd.Shield
 }
+
+// HandlerOptions are the Handler's settings; the zero value works.
+type HandlerOptions struct {
+	// TrustedProxies are the networks whose X-Forwarded-For names the
+	// client (config trusted_proxy).
+	TrustedProxies []netip.Prefix
+	// SearchRate and SearchBurst are the search shield: searches per
+	// second and at once from one client network (httpd.NetworkKey);
+	// DefaultSearchRate and DefaultSearchBurst when 0.
+	SearchRate, SearchBurst float64
+	// Now is the shield's clock; time.Now when nil.
+	Now func() time.Time
+}
+
+// The search shield's defaults. A search may cost up to
+// store.SearchBudget of a core, so one network gets about a tenth of a
+// core at most, and a reader paging through results or refining a query
+// never notices.
+const (
+	DefaultSearchRate  = 1
+	DefaultSearchBurst = 10
+)
 
 // headers are response header values built once, never modified
 // (net/http copies on append).
@@ -50,9 +75,21 @@ func Patterns() []string {
 	return []string{"GET /{$}", "GET /search", "GET /tags/", "GET /sitemap.xml", "GET /robots.txt", "GET /themes/", "/api/pub/"}
 }
 
-// NewHandler returns a Handler over l.
-func NewHandler(l *Loader) *Handler {
-	h := &Handler{l: l, themes: l.Themes, log: l.log(), mux: http.NewServeMux(), hdr: headers{
+// NewHandler returns a Handler over l, with the options when given (at
+// most one).
+func NewHandler(l *Loader, opts ...HandlerOptions) *Handler {
+	var o HandlerOptions
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	if o.SearchRate <= 0 {
+		o.SearchRate = DefaultSearchRate
+	}
+	if o.SearchBurst <= 0 {
+		o.SearchBurst = DefaultSearchBurst
+	}
+	h := &Handler{l: l, themes: l.Themes, log: l.log(), mux: http.NewServeMux(), searchShield: &httpd.Shield{
+		Buckets: httpd.Buckets{Rate: o.SearchRate, Burst: o.SearchBurst, Now: o.Now}, Trusted: o.TrustedProxies}, hdr: headers{
 		html: []string{"text/html; charset=utf-8"}, rss: []string{"application/rss+xml; charset=utf-8"},
 		atom: []string{"application/atom+xml; charset=utf-8"}, xml: []string{"application/xml; charset=utf-8"},
 		text: []string{"text/plain; charset=utf-8"}, json: []string{"application/json"},
@@ -132,8 +169,17 @@ func (h *Handler) site(w http.ResponseWriter, r *http.Request, username string) 
 	h.page(w, r, p, err)
 }
 
+// search serves a search page. A query costs the client network a token
+// of the shield first (the form alone is free); with none left, the
+// answer is a bare 429, which costs nothing to make.
 func (h *Handler) search(w http.ResponseWriter, r *http.Request, username string) {
 	q := r.URL.Query()
+	if q.Get("q") != "" {
+		if err := h.searchShield.Allow(r); err != nil {
+			h.fail(w, r, err)
+			return
+		}
+	}
 	p, err := h.l.SearchPage(r.Context(), username, q.Get("q"), q.Get("mode"), q.Get("after"))
 	h.page(w, r, p, err)
 }

@@ -59,6 +59,9 @@ type Loader struct {
 	// them at once; the TTL lets several processes over one database
 	// converge); 0 reads them on every page.
 	SiteTTL time.Duration
+	// SearchBudget is how long a search may run before its page says it
+	// is too expensive; store.SearchBudget when 0.
+	SearchBudget time.Duration
 
 	textsOnce sync.Once
 	textCache *lru.Cache[textKey, postText]
@@ -353,10 +356,11 @@ func authorName(cfg *murlog.PubConfig, p *murlog.Persona) string {
 	return p.Username
 }
 
-// description is the site page's description: subtitle, introduction or
-// the persona's summary, whichever is set first.
+// description is the site page's description (and its feed's): the
+// introduction, the subtitle or the persona's summary, whichever is set
+// first ("" for none: the page's metadata then says "Posts by <name>").
 func (l *Loader) description(s *scope) string {
-	for _, d := range []string{s.cfg.Subtitle, s.cfg.Introduction, s.persona.Summary} {
+	for _, d := range []string{s.cfg.Introduction, s.cfg.Subtitle, s.persona.Summary} {
 		if d = strings.TrimSpace(d); d != "" {
 			return cut(d, 200)
 		}
@@ -525,6 +529,9 @@ func (l *Loader) errorOf(s *scope, status int) *Page {
 func (p *Page) Status() int {
 	if p.Error != nil {
 		return p.Error.Status
+	}
+	if p.Search != nil && p.Search.Refused {
+		return 400
 	}
 	return 200
 }

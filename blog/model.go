@@ -170,7 +170,9 @@ type TagLink struct {
 }
 
 // KWICLine is one keyword-in-context line: Before and After are text
-// around Match (all plain text, escaped by the template).
+// around Match (all plain text, escaped by the template). Before starts
+// and After ends with "…" where text was left out, so a template adds
+// none of its own.
 type KWICLine struct {
 	Before string `json:"before" handlebars:"before"`
 	Match  string `json:"match" handlebars:"match"`
@@ -246,9 +248,10 @@ type SearchView struct {
 	Action string `json:"-" handlebars:"action"` // the form's URL
 	Empty  bool   `json:"-" handlebars:"empty"`  // no query given
 	NoHits bool   `json:"-" handlebars:"no_hits"`
-	// Notice explains a shortened or ignored query in the page language,
-	// "" when there is nothing to say.
-	Notice string `json:"-" handlebars:"notice"`
+	// Refused says the query cannot be searched (the page is a 400);
+	// Notice says why in the page language.
+	Refused bool   `json:"-" handlebars:"refused"`
+	Notice  string `json:"-" handlebars:"notice"`
 }
 
 // ErrorView is a friendly 404 or 410.

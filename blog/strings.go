@@ -42,8 +42,10 @@ var stringsEN = Strings{
 	"gone_message":           "The author deleted this post. It is no longer available.",
 	"unavailable":            "Temporarily unavailable",
 	"unavailable_message":    "The site cannot answer this right now. Please try again in a few minutes.",
-	"search_shortened":       "Your search was long, so only its first 200 characters were used.",
-	"search_terms_dropped":   "Only the first 8 words of your search were used.",
+	"search_too_long":        "This search is too long: use at most 200 characters.",
+	"search_too_many_words":  "This search has too many words: use at most 8.",
+	"search_not_text":        "This search cannot be run: it holds control characters or is not valid text.",
+	"search_too_expensive":   "This search is too expensive to run: narrow it with longer or less common words.",
 	"hatena":                 "Hatena Bookmark",
 }
 
@@ -84,8 +86,10 @@ var stringsJA = Strings{
 	"gone_message":           "この投稿は作者によって削除されました。",
 	"unavailable":            "一時的に利用できません",
 	"unavailable_message":    "ただいまこのページを表示できません。数分後にもう一度お試しください。",
-	"search_shortened":       "検索語が長いため、最初の200文字で検索しました。",
-	"search_terms_dropped":   "検索語が多いため、最初の8語で検索しました。",
+	"search_too_long":        "検索語が長すぎます。200文字以内にしてください。",
+	"search_too_many_words":  "検索語が多すぎます。8語以内にしてください。",
+	"search_not_text":        "この検索語では検索できません。制御文字を含むか、正しい文字列ではありません。",
+	"search_too_expensive":   "この検索は負荷が大きすぎるため実行できません。より長い語や珍しい語で絞り込んでください。",
 	"hatena":                 "はてなブックマーク",
 }
 

@@ -46,21 +46,33 @@ func TestParseQuery(t *testing.T) {
 	for _, c := range []struct {
 		in, shown string
 		terms     []string
-		notice    string
+		refused   string
 	}{
 		{"", "", nil, ""},
 		{"   \u3000 ", "", nil, ""},
 		{" go  lang ", "go  lang", []string{"go", "lang"}, ""},
 		{"日本語\u3000検索", "日本語\u3000検索", []string{"日本語", "検索"}, ""},
+		{"tab\tand\r\nnewline", "tab\tand\r\nnewline", []string{"tab", "and", "newline"}, ""},
 		{"a b A c", "a b A c", []string{"a", "b", "c"}, ""},
-		{"1 2 3 4 5 6 7 8 9 10", "1 2 3 4 5 6 7 8 9 10", []string{"1", "2", "3", "4", "5", "6", "7", "8"}, "search_terms_dropped"},
+		{"1 2 3 4 5 6 7 8", "1 2 3 4 5 6 7 8", []string{"1", "2", "3", "4", "5", "6", "7", "8"}, ""},
+		{"1 2 3 4 5 6 7 8 1 2", "1 2 3 4 5 6 7 8 1 2", []string{"1", "2", "3", "4", "5", "6", "7", "8"}, ""},
+		{"1 2 3 4 5 6 7 8 9", "1 2 3 4 5 6 7 8 9", nil, "search_too_many_words"},
 		{`"x" NEAR *`, `"x" NEAR *`, []string{`"x"`, "NEAR", "*"}, ""},
-		{strings.Repeat("字", 300), strings.Repeat("字", 200), []string{strings.Repeat("字", 200)}, "search_shortened"},
-		{"bad\xffutf8", "badutf8", []string{"badutf8"}, ""},
+		{strings.Repeat("字", 200), strings.Repeat("字", 200), []string{strings.Repeat("字", 200)}, ""},
+		{strings.Repeat("字", 201), strings.Repeat("字", 200), nil, "search_too_long"},
+		{" " + strings.Repeat("字", 200) + " ", strings.Repeat("字", 200), []string{strings.Repeat("字", 200)}, ""},
+		{"bad\xffutf8", "bad\uFFFDutf8", nil, "search_not_text"},
+		{"a\x00b", "a\uFFFDb", nil, "search_not_text"},
+		{"a\x7fb", "a\uFFFDb", nil, "search_not_text"},
+		{"a\u009bb", "a\uFFFDb", nil, "search_not_text"},
+		{strings.Repeat("x", 300) + "\x00", strings.Repeat("x", 200), nil, "search_not_text"},
 	} {
-		shown, terms, notice := parseQuery(c.in)
-		if shown != c.shown || strings.Join(terms, "|") != strings.Join(c.terms, "|") || notice != c.notice {
-			t.Errorf("parseQuery(%.30q) = %.30q, %q, %q; want %.30q, %q, %q", c.in, shown, terms, notice, c.shown, c.terms, c.notice)
+		shown, terms, refused := parseQuery(c.in)
+		if shown != c.shown || strings.Join(terms, "|") != strings.Join(c.terms, "|") || refused != c.refused {
+			t.Errorf("parseQuery(%.30q) = %.30q, %q, %q; want %.30q, %q, %q", c.in, shown, terms, refused, c.shown, c.terms, c.refused)
+		}
+		if refused != "" && (stringsEN[refused] == "" || stringsJA[refused] == "") {
+			t.Errorf("parseQuery(%.30q): no English or Japanese text for %q", c.in, refused)
 		}
 	}
 }

@@ -213,9 +213,7 @@ func (l *Loader) profile(s *scope) *ProfileView {
 	if v.DisplayName == "" {
 		v.DisplayName = p.Username
 	}
-	if p.AvatarPath != "" {
-		v.AvatarURL = l.Site.Base() + "/media/" + p.AvatarPath
-	}
+	v.AvatarURL = l.avatarURL(p)
 	if p.HeaderPath != "" {
 		v.HeaderURL = l.Site.Base() + "/media/" + p.HeaderPath
 	}
@@ -223,6 +221,15 @@ func (l *Loader) profile(s *scope) *ProfileView {
 		v.Fields = append(v.Fields, FieldView{Name: f.Name, ValueHTML: fieldHTML(f.Value)})
 	}
 	return v
+}
+
+// avatarURL is the persona's avatar as pages show it, "" for none: the
+// profile and the head metadata (og:image) read it from here alone.
+func (l *Loader) avatarURL(p *murlog.Persona) string {
+	if p.AvatarPath == "" {
+		return ""
+	}
+	return l.Site.Base() + "/media/" + p.AvatarPath
 }
 
 // textHTML is plain text as HTML: escaped, line breaks as <br>.
@@ -293,16 +300,19 @@ func shareIDs(sh *Share) []string {
 	return ids
 }
 
+// DefaultImageAsset is the social image a theme ships (a 1200×630 PNG in
+// its assets, listed in its files; a theme that extends default inherits
+// default's): the og:image of a page with no image of its own when the
+// persona has no avatar.
+const DefaultImageAsset = "og-image.png"
+
 // meta builds the head metadata of a page; canonical "" lets meta.Build
 // derive it (error pages get none).
 func (l *Loader) meta(s *scope, pg *Page, kind string, post *murlog.Post, title, desc, image, canonical string) meta.Meta {
 	in := meta.Input{Site: l.Site, Kind: kind, Lang: s.langTag, Persona: s.persona, Config: s.cfg, SiteName: pg.Site.Name,
 		Post: post, Title: title, Description: desc, Image: image, Canonical: canonical,
 		AuthorName: authorName(s.cfg, s.persona), GAMeasurementID: s.ext.GAMeasurementID, NoIndex: s.noIndex, NoAI: s.noAI,
-		Now: s.now}
-	if s.persona.AvatarPath != "" {
-		in.AvatarURL = l.Site.Base() + "/media/" + s.persona.AvatarPath
-	}
+		Now: s.now, AvatarURL: l.avatarURL(s.persona), DefaultImage: l.Themes.AssetURL(s.info.Name, DefaultImageAsset)}
 	switch kind {
 	case "site":
 		in.FeedRSS, in.FeedAtom = pg.Site.FeedRSS, pg.Site.FeedAtom

@@ -44,3 +44,33 @@ func TestClientKeyGroupsIPv6By64(t *testing.T) {
 		t.Error("IPv4 key should be the address")
 	}
 }
+
+func TestNetworkKey(t *testing.T) {
+	for _, c := range []struct{ a, b string }{
+		{"203.0.113.5", "203.0.113.250"},
+		{"::ffff:203.0.113.5", "203.0.113.9"},
+		{"2001:db8:0:100::1", "2001:db8:0:1ff:ffff::9"},
+	} {
+		if ka, kb := NetworkKey(netip.MustParseAddr(c.a)), NetworkKey(netip.MustParseAddr(c.b)); ka != kb {
+			t.Errorf("NetworkKey(%s) = %s, NetworkKey(%s) = %s; want one network", c.a, ka, c.b, kb)
+		}
+	}
+	for _, c := range []struct{ a, b string }{
+		{"203.0.113.5", "203.0.114.5"},
+		{"2001:db8:0:100::1", "2001:db8:0:200::1"},
+		{"10.0.0.1", "::ffff:10.0.1.1"},
+	} {
+		if ka, kb := NetworkKey(netip.MustParseAddr(c.a)), NetworkKey(netip.MustParseAddr(c.b)); ka == kb {
+			t.Errorf("NetworkKey(%s) = NetworkKey(%s) = %s; want two networks", c.a, c.b, ka)
+		}
+	}
+	if got := NetworkKey(netip.MustParseAddr("203.0.113.5")); got != "203.0.113.0/24" {
+		t.Errorf("NetworkKey(203.0.113.5) = %s; want 203.0.113.0/24", got)
+	}
+	if got := NetworkKey(netip.MustParseAddr("2001:db8:aa:bbcc::1")); got != "2001:db8:aa:bb00::/56" {
+		t.Errorf("NetworkKey(2001:db8:aa:bbcc::1) = %s; want 2001:db8:aa:bb00::/56", got)
+	}
+	if got := NetworkKey(netip.Addr{}); got != "unknown" {
+		t.Errorf("NetworkKey(invalid) = %s; want unknown", got)
+	}
+}

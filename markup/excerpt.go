@@ -1,10 +1,13 @@
 package markup
 
 import (
+	"math"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/murlog/murlog"
 	xhtml "golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -310,53 +313,127 @@ type KWICHit struct{ Before, Match, After string }
 // any of terms, with about width characters on each side. max ≤ 0 gives
 // none.
 //
-// Matching is rune by rune on lower-cased runes, so the positions found
-// are positions in text whatever the script (strings.ToLower of the whole
-// text may change byte lengths and shift every index after a "İ").
-// Where terms overlap at one position the longest wins. A match that
-// starts within width characters after the previous one's end joins its
-// line (Match then runs from the first match to the last), since it would
-// otherwise be shown twice; the Before of a later line never reaches back
-// into the previous line, so no text is repeated. "…" stands at each end
-// where text was left out.
+// Matching is on lower-cased runes, so the positions found are positions
+// in text whatever the script (strings.ToLower of the whole text may
+// change byte lengths and shift every index after a "İ"). Where terms
+// overlap at one position the longest wins. A match that starts within
+// width characters after the previous one's end joins its line (Match
+// then runs from the first match to the last), since it would otherwise
+// be shown twice, as long as the joined Match stays within 3×width
+// characters (or one match): a long run of matches makes several lines,
+// not one line of the whole run. The Before of a later line never reaches
+// back into the previous line, so no text is repeated. "…" stands at each
+// end where text was left out, and nowhere else.
+//
+// The text is searched for each term with strings.Index, in time linear
+// in the text, so a long text of near-matches costs no more than others.
 func KWIC(text string, terms []string, width, max int) []KWICHit {
-	if max <= 0 || text == "" {
-		return nil
+	hits, _ := kwic(text, kwicTerms(terms), width, max)
+	return hits
+}
+
+// kwicFirstRead is how many characters KWICOf reads first.
+const kwicFirstRead = 2000
+
+// KWICOf is KWIC(PlainTextPrefix(html, limit), terms, width, max), with
+// the same result, but it reads the text only as far as the lines need:
+// the first 2,000 characters, and four times as many each time the lines
+// could still change with more text. Most posts show their lines from
+// the start, so a page of long articles costs what their first
+// paragraphs cost.
+func KWICOf(html string, terms []string, width, max, limit int) []KWICHit {
+	pats := kwicTerms(terms)
+	for n := kwicFirstRead; ; n *= 4 {
+		if limit > 0 && n > limit {
+			n = limit
+		}
+		text := PlainTextPrefix(html, n)
+		hits, need := kwic(text, pats, width, max)
+		if n == limit || need < n || utf8.RuneCountInString(text) < n {
+			return hits
+		}
+	}
+}
+
+// kwic is KWIC. need is how many characters of text the lines depend on:
+// the end of the last line's match, its After and a match that could
+// still join it (the longest term); more text than that changes nothing
+// once max lines are found.
+func kwic(text string, pats []kwicTerm, width, max int) (hits []KWICHit, need int) {
+	need = math.MaxInt
+	if max <= 0 || text == "" || len(pats) == 0 {
+		return nil, need
 	}
 	if width < 0 {
 		width = 0
 	}
-	rs := []rune(text)
-	low := make([]rune, len(rs))
-	for i, r := range rs {
-		low[i] = unicode.ToLower(r)
+	if !utf8.ValidString(text) {
+		text = string([]rune(text)) // each bad byte one U+FFFD, as a range reads it
 	}
-	pats := kwicTerms(terms)
-	if len(pats) == 0 {
-		return nil
+	// low is text lower-cased rune by rune; rune i of text starts at byte
+	// orig[i] of text and at byte at[i] of low (and orig[n], at[n] are the
+	// lengths, n the number of runes).
+	var f murlog.Folder
+	lowb := make([]byte, 0, len(text))
+	orig := make([]int32, 0, len(text)+1)
+	at := make([]int32, 0, len(text)+1)
+	for i, r := range text {
+		orig, at = append(orig, int32(i)), append(at, int32(len(lowb)))
+		lowb = utf8.AppendRune(lowb, f.Lower(r))
+	}
+	n := len(orig)
+	orig, at = append(orig, int32(len(text))), append(at, int32(len(lowb)))
+	low := string(lowb)
+	cut := func(from, to int) string { return text[orig[from]:orig[to]] }
+	// next[k] is the rune index of pats[k]'s next match at or after the
+	// scan, -1 when there is none left.
+	next := make([]int, len(pats))
+	find := func(k, from int) {
+		j := strings.Index(low[at[from]:], pats[k].s)
+		if j < 0 {
+			next[k] = -1
+			return
+		}
+		b := at[from] + int32(j)
+		next[k] = from + sort.Search(n-from, func(i int) bool { return at[from+i] >= b })
+	}
+	for k := range pats {
+		find(k, 0)
 	}
 	type span struct{ start, end int }
 	var spans []span
-	for i := 0; i < len(low); {
-		n := matchAt(low, i, pats)
-		if n == 0 {
-			i++
-			continue
+	for i := 0; ; {
+		s, n := -1, 0
+		for k, p := range pats {
+			if next[k] >= 0 && next[k] < i {
+				find(k, i)
+			}
+			// pats are longest first: a later one wins only by starting
+			// earlier.
+			if next[k] >= 0 && (s < 0 || next[k] < s) {
+				s, n = next[k], p.n
+			}
 		}
-		if k := len(spans) - 1; k >= 0 && i-spans[k].end <= width {
-			spans[k].end = i + n
+		if s < 0 {
+			break
+		}
+		if k := len(spans) - 1; k >= 0 && s-spans[k].end <= width && s+n-spans[k].start <= max2(3*width, n) {
+			spans[k].end = s + n
 		} else {
 			if len(spans) == max {
 				break
 			}
-			spans = append(spans, span{i, i + n})
+			spans = append(spans, span{s, s + n})
 		}
-		i += n
+		i = s + n
 	}
 	if len(spans) == 0 {
-		return nil
+		return nil, need
 	}
-	hits := make([]KWICHit, 0, len(spans))
+	if len(spans) == max {
+		need = spans[max-1].end + width + pats[0].n
+	}
+	hits = make([]KWICHit, 0, len(spans))
 	prevEnd := 0 // where the previous line's After stopped
 	for k, s := range spans {
 		from := s.start - width
@@ -367,15 +444,15 @@ func KWIC(text string, terms []string, width, max int) []KWICHit {
 		if k+1 < len(spans) && to > spans[k+1].start {
 			to = spans[k+1].start
 		}
-		if to > len(rs) {
-			to = len(rs)
+		if to > n {
+			to = n
 		}
-		before := string(rs[from:s.start])
+		before := cut(from, s.start)
 		if from > prevEnd || (from > 0 && k == 0) {
 			before = Ellipsis + strings.TrimLeftFunc(before, unicode.IsSpace)
 		}
-		after := string(rs[s.end:to])
-		next := len(rs)
+		after := cut(s.end, to)
+		next := n
 		if k+1 < len(spans) {
 			next = spans[k+1].start - width
 			if next < to {
@@ -385,15 +462,29 @@ func KWIC(text string, terms []string, width, max int) []KWICHit {
 		if to < next {
 			after = strings.TrimRightFunc(after, unicode.IsSpace) + Ellipsis
 		}
-		hits = append(hits, KWICHit{Before: before, Match: string(rs[s.start:s.end]), After: after})
+		hits = append(hits, KWICHit{Before: before, Match: cut(s.start, s.end), After: after})
 		prevEnd = to
 	}
-	return hits
+	return hits, need
 }
 
-// kwicTerms lower-cases the distinct non-empty terms, longest first.
-func kwicTerms(terms []string) [][]rune {
-	var out [][]rune
+func max2(a, b int) int {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// kwicTerm is a lower-cased term and its length in runes.
+type kwicTerm struct {
+	s string
+	n int
+}
+
+// kwicTerms lower-cases the distinct non-empty terms (rune by rune, as
+// KWIC lowers the text), longest first.
+func kwicTerms(terms []string) []kwicTerm {
+	var out []kwicTerm
 	seen := map[string]bool{}
 	for _, t := range terms {
 		t = strings.TrimSpace(t)
@@ -406,32 +497,14 @@ func kwicTerms(terms []string) [][]rune {
 		}
 		if key := string(rs); !seen[key] {
 			seen[key] = true
-			out = append(out, rs)
+			out = append(out, kwicTerm{key, len(rs)})
 		}
 	}
 	// Insertion sort: a search has a handful of terms.
 	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && len(out[j]) > len(out[j-1]); j-- {
+		for j := i; j > 0 && out[j].n > out[j-1].n; j-- {
 			out[j], out[j-1] = out[j-1], out[j]
 		}
 	}
 	return out
-}
-
-// matchAt returns the length of the first (longest) of pats at low[i:], 0
-// for none.
-func matchAt(low []rune, i int, pats [][]rune) int {
-next:
-	for _, p := range pats {
-		if len(p) > len(low)-i {
-			continue
-		}
-		for j, r := range p {
-			if low[i+j] != r {
-				continue next
-			}
-		}
-		return len(p)
-	}
-	return 0
 }

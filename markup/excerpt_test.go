@@ -1,6 +1,7 @@
 package markup
 
 import (
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -153,6 +154,10 @@ func TestKWIC(t *testing.T) {
 		// would shift every later index; rune by rune it stays in place.
 		{"index shift after a dotted capital I", "İİİ abc ÄÖÜ target end", []string{"target", "äöü"}, 4, 5,
 			[]KWICHit{{Before: "…abc ", Match: "ÄÖÜ target", After: " end"}}},
+		// A run of matches makes lines of at most 3×width, not one line
+		// of the whole run.
+		{"a long run of matches", strings.Repeat("ab", 40), []string{"ab"}, 2, 2,
+			[]KWICHit{{Before: "", Match: "ababab", After: ""}, {Before: "", Match: "ababab", After: "ab…"}}},
 		{"emoji", "🍣🍣 sushi 🍣🍣🍣", []string{"SUSHI"}, 2, 1,
 			[]KWICHit{{Before: "…🍣 ", Match: "sushi", After: " 🍣…"}}},
 	}
@@ -284,4 +289,44 @@ func FuzzExcerptText(f *testing.F) {
 			t.Fatalf("ExcerptText(%q, %d) = %q; over runes %q", s, n, got, want)
 		}
 	})
+}
+
+// TestKWICOf: reading the text only as far as the lines need gives the
+// lines of the whole (limited) text, whatever the text, terms, width and
+// number of lines.
+func TestKWICOf(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(15, 7))
+	words := []string{"tea", "Tea", "green", "日本茶", "の", "話", " ", " ", "。", "xx", "x", "ab", "abab", "İ", "🍣"}
+	for i := range 400 {
+		var b strings.Builder
+		b.WriteString("<p>")
+		for n := rnd.IntN(12000); b.Len() < n; {
+			b.WriteString(words[rnd.IntN(len(words))])
+			if rnd.IntN(40) == 0 {
+				b.WriteString("</p><p>")
+			}
+		}
+		html := b.String() + "</p>"
+		terms := []string{words[rnd.IntN(len(words))], words[rnd.IntN(len(words))]}
+		if rnd.IntN(4) == 0 {
+			terms = []string{strings.Repeat("x", 1+rnd.IntN(30))}
+		}
+		if i%2 == 1 {
+			// Few matches, placed around where KWICOf stops reading
+			// (2,000 and 8,000 characters): a line there must come out as
+			// from the whole text.
+			filler := []rune(strings.Repeat("a b c ", 2000))
+			for range 1 + rnd.IntN(5) {
+				at := []int{2000, 8000}[rnd.IntN(2)] - 60 + rnd.IntN(120)
+				copy(filler[at:], []rune("tea"))
+			}
+			html, terms = "<p>"+string(filler)+"</p>", []string{"tea", "a b c a"}[:1+rnd.IntN(2)]
+		}
+		width, max, limit := rnd.IntN(50), 1+rnd.IntN(4), []int{-1, 500, 2000, 5000, 20000}[rnd.IntN(5)]
+		got := KWICOf(html, terms, width, max, limit)
+		want := KWIC(PlainTextPrefix(html, limit), terms, width, max)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("case %d: KWICOf(%d bytes, %q, %d, %d, %d) =\n  %q\nwant\n  %q", i, len(html), terms, width, max, limit, got, want)
+		}
+	}
 }

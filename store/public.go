@@ -92,12 +92,26 @@ type SearchQuery struct {
 	PersonaID string // "" for every persona
 	// Terms must all occur. Each is literal text; the adapter quotes it.
 	// Terms of one or two characters are matched too (trigram indexes
-	// need three, so the adapter scans for them).
+	// need three, so the adapter scans for them). A term holding a
+	// control character or invalid UTF-8 is refused (EInvalid).
 	Terms []string
 	Now   time.Time
 	After string // continue after this post id, newest-first order
 	Limit int    // must be positive
+	// Budget bounds the time the search may take; SearchBudget when 0.
+	Budget time.Duration
 }
+
+// SearchBudget is how long a search may run. A search that would take
+// longer is stopped there and answers ErrSearchTooExpensive: an anonymous
+// query must not hold a core for seconds, whatever it and the posts hold.
+// (The SQLite adapter allows 20 times as much in a binary built with
+// -race, which only tests are.)
+const SearchBudget = 50 * time.Millisecond
+
+// ErrSearchTooExpensive is Search's answer when its budget ran out.
+var ErrSearchTooExpensive = &murlog.Error{Code: murlog.EInvalid, Field: "q",
+	Message: "this search is too expensive: narrow it with longer or less common words"}
 
 // SitemapEntry is one post in sitemap.xml.
 type SitemapEntry struct {

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -269,5 +271,75 @@ func TestDirCache(t *testing.T) {
 	if _, ok := NewSet(os.DirFS("../web/themes"), Options{OneShot: true, ParseCache: DirCache(filepath.Join(file, "sub"))}).
 		Render("default", "post", map[string]any{}); !ok {
 		t.Error("an unwritable parse cache made the render fall back")
+	}
+}
+
+// TestParseCacheRefusesWrongEntries: an entry file copied over another
+// (two entries swapped) or with a bit flipped in its tree would decode to
+// a well-formed tree of the wrong text; each is refused, the template is
+// parsed again, the page renders as it should, and the entry is
+// rewritten.
+func TestParseCacheRefusesWrongEntries(t *testing.T) {
+	t.Parallel()
+	fsys := os.DirFS("../web/themes")
+	ctx := map[string]any{"site": map[string]any{"name": "n"}, "lang": "ja", "post": map[string]any{"title": "T", "content_html": "<p>x</p>"}}
+	plain, _ := NewSet(fsys, Options{OneShot: true}).Render("default", "post", ctx)
+	dir := t.TempDir()
+	render := func() []byte {
+		b, ok := NewSet(fsys, Options{OneShot: true, ParseCache: DirCache(dir)}).Render("default", "post", ctx)
+		if !ok {
+			t.Fatal("Render fell back")
+		}
+		return b
+	}
+	render()
+	ents, _ := os.ReadDir(dir)
+	if len(ents) < 2 {
+		t.Fatalf("%d parse cache entries; want the post page's templates", len(ents))
+	}
+	entry := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	// The two largest entries: their trees surely differ.
+	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return len(entry(b.Name())) - len(entry(a.Name())) })
+	a, b := ents[0].Name(), ents[1].Name()
+	ea, eb := entry(a), entry(b)
+	os.WriteFile(filepath.Join(dir, a), eb, 0o600)
+	os.WriteFile(filepath.Join(dir, b), ea, 0o600)
+	if got := render(); !bytes.Equal(got, plain) {
+		t.Errorf("with two entries swapped the page differs:\n%s", got)
+	}
+	for name, want := range map[string][]byte{a: ea, b: eb} {
+		if !bytes.Equal(entry(name), want) {
+			t.Errorf("the swapped entry %s was not rewritten", name)
+		}
+	}
+	// A letter of the page's text in the largest entry, its case bit
+	// flipped: still a well-formed tree, of other text.
+	i := entryHead + regexp.MustCompile(`<[a-z]`).FindIndex(ea[entryHead:])[0]
+	flipped := append([]byte{}, ea...)
+	flipped[i+1] ^= 0x20
+	if _, err := decodeAST(flipped[entryHead:]); err != nil {
+		t.Fatalf("the flipped tree does not decode (%v): the test would show nothing", err)
+	}
+	os.WriteFile(filepath.Join(dir, a), flipped, 0o600)
+	if got := render(); !bytes.Equal(got, plain) {
+		t.Errorf("with a bit flipped in an entry the page differs:\n%s", got)
+	}
+	if !bytes.Equal(entry(a), ea) {
+		t.Errorf("the flipped entry %s was not rewritten", a)
+	}
+	if _, err := openEntry(b, ea); err != errEntryKey {
+		t.Errorf("openEntry under another key: %v; want errEntryKey", err)
+	}
+	if _, err := openEntry(a, flipped); err != errEntrySum {
+		t.Errorf("openEntry of a flipped entry: %v; want errEntrySum", err)
+	}
+	if _, err := openEntry(a, ea[:entryHead-1]); err == nil {
+		t.Error("openEntry of a cut header decoded")
 	}
 }

@@ -8,10 +8,13 @@
 // at all (control characters, invalid UTF-8, U+FFFE) are dropped, where
 // Marshal would write U+FFFD or fail. Post HTML is written as escaped text
 // (content:encoded, Atom content type="html"), which is valid whatever
-// the HTML holds, "]]>" included.
+// the HTML holds, "]]>" included. An excerpt is plain text: HTML-escaped
+// for RSS's description, which readers render as HTML; as Atom's summary
+// (type text) as it is.
 package feed
 
 import (
+	"html"
 	"net/url"
 	"strings"
 	"time"
@@ -112,7 +115,11 @@ func RSS(c Channel, items []Item) []byte {
 				w.elem("category", t)
 			}
 		}
-		w.elem("description", it.summary())
+		// RSS readers render an item's description as HTML, so the
+		// plain-text excerpt goes in as HTML (escaped, then escaped again
+		// as XML by elem): a "<b>" typed in a note reads as the text
+		// "<b>", not as bold. The post's own HTML is content:encoded.
+		w.elem("description", html.EscapeString(it.summary()))
 		if it.ContentHTML != "" {
 			w.elem("content:encoded", it.ContentHTML)
 		}

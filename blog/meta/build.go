@@ -2,6 +2,7 @@ package meta
 
 import (
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -15,6 +16,14 @@ import (
 const (
 	noteTitleLen   = 60
 	descriptionLen = 200
+)
+
+// DefaultImageWidth and DefaultImageHeight are the size of a theme's
+// default social image: what Open Graph and X's large card ask for
+// (1.91:1).
+const (
+	DefaultImageWidth  = 1200
+	DefaultImageHeight = 630
 )
 
 // The vocabularies named in the head.
@@ -57,6 +66,7 @@ type page struct {
 	description string
 	canonical   string
 	image       string // absolute, "" for none
+	imageFrom   string // "own", "avatar" or "default": what image is
 	author      string
 	authorURL   string
 	lang        string
@@ -93,7 +103,7 @@ func newPage(in Input) *page {
 	}
 	p.description = markup.ExcerptText(desc, descriptionLen)
 	p.headline, p.title = p.titles()
-	p.image = p.absolute(firstOf(in.Image, in.AvatarURL))
+	p.image, p.imageFrom = p.pickImage()
 	if in.Post != nil {
 		if in.Post.PublishedAt != nil {
 			p.published = in.Post.PublishedAt.UTC()
@@ -104,6 +114,17 @@ func newPage(in Input) *page {
 		}
 	}
 	return p
+}
+
+// pickImage is the page's image: its own, else the persona's avatar, else
+// the theme's default, the first that is a web URL.
+func (p *page) pickImage() (url, from string) {
+	for _, c := range []struct{ ref, from string }{{p.in.Image, "own"}, {p.in.AvatarURL, "avatar"}, {p.in.DefaultImage, "default"}} {
+		if u := p.absolute(c.ref); u != "" {
+			return u, c.from
+		}
+	}
+	return "", ""
 }
 
 // titles returns the page's headline and its <title>.
@@ -157,17 +178,23 @@ func (p *page) titles() (headline, title string) {
 }
 
 // fallbackDescription describes a page the loader gave no description:
-// a post by its text, any other page by the site's introduction, else
-// the persona's bio.
+// a post by its text, any other page (or a post without text) by the
+// site's introduction, else its subtitle, else the persona's bio, else
+// "Posts by <name>", so that every page has one.
 func (p *page) fallbackDescription() string {
 	if t := p.postText(); t != "" {
 		return t
 	}
-	if p.in.Config != nil && strings.TrimSpace(p.in.Config.Introduction) != "" {
-		return p.in.Config.Introduction
+	if c := p.in.Config; c != nil {
+		if d := firstOf(c.Introduction, c.Subtitle); d != "" {
+			return d
+		}
 	}
-	if p.in.Persona != nil {
+	if p.in.Persona != nil && strings.TrimSpace(p.in.Persona.Summary) != "" {
 		return p.in.Persona.Summary
+	}
+	if name := oneLine(personaName(p.in.Persona)); name != "" {
+		return postsBy(p.lang, name)
 	}
 	return ""
 }
@@ -260,6 +287,10 @@ func (p *page) tags() []Tag {
 	t.prop("og:locale", OGLocale(p.lang))
 	if p.image != "" {
 		t.prop("og:image", p.image)
+		if p.imageFrom == "default" {
+			t.prop("og:image:width", strconv.Itoa(DefaultImageWidth))
+			t.prop("og:image:height", strconv.Itoa(DefaultImageHeight))
+		}
 	}
 	switch og {
 	case "article":
@@ -274,8 +305,10 @@ func (p *page) tags() []Tag {
 	case "profile":
 		t.prop("profile:username", p.username)
 	}
+	// A large card for a picture made for it (the post's, the theme's
+	// 1.91:1 default), the small one, a square, for an avatar.
 	card := "summary"
-	if p.image != "" {
+	if p.imageFrom == "own" || p.imageFrom == "default" {
 		card = "summary_large_image"
 	}
 	t.name("twitter:card", card)
@@ -366,6 +399,14 @@ func robots(noIndex, noAI bool) string {
 		parts = append(parts, "noai", "noimageai")
 	}
 	return strings.Join(parts, ", ")
+}
+
+// postsBy describes a page of a persona who wrote no description.
+func postsBy(lang, name string) string {
+	if primaryLanguage(lang) == "ja" {
+		return name + "の投稿"
+	}
+	return "Posts by " + name
 }
 
 // searchWord names a search page without a title from the loader.

@@ -88,6 +88,10 @@ type Input struct {
 	// AvatarURL is the persona's avatar (absolute or site-relative), the
 	// image of pages that have none of their own; "" for none.
 	AvatarURL string
+	// DefaultImage is the theme's social image (DefaultImageWidth ×
+	// DefaultImageHeight), the image of pages with neither an image of
+	// their own nor an avatar; "" for none.
+	DefaultImage string
 	// Tag is the tag of a tag page, Query the query of a search page.
 	Tag, Query string
 	// GAMeasurementID from the persona's extensions; "" for none.

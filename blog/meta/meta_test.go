@@ -274,11 +274,13 @@ func TestBuildArticleWithImage(t *testing.T) {
 		t.Errorf("article JSON-LD keywords = %v", v["keywords"])
 	}
 
-	// Without its own image the article shows the persona's avatar.
+	// Without its own image the article shows the persona's avatar, a
+	// square: the small card.
 	in.Image = ""
 	m = Build(in)
 	wantTags(t, "article without image", m, map[string]string{
-		"og:image": "https://blog.example/media/avatars/alice.png", "twitter:card": "summary_large_image",
+		"og:image": "https://blog.example/media/avatars/alice.png", "twitter:card": "summary",
+		"twitter:image": "https://blog.example/media/avatars/alice.png", "og:image:width": "",
 	})
 	// An image that is no web URL is left out rather than written.
 	in.Image, in.AvatarURL = "data:image/png;base64,AAAA", ""
@@ -521,5 +523,52 @@ func BenchmarkBuildPost(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Build(in)
+	}
+}
+
+// TestBuildDefaultImage: a page with no image of its own and a persona
+// without an avatar shows the theme's default image, 1200×630 in a large
+// card, on every kind of page; and every page has a description, down to
+// "Posts by <name>" when the persona wrote none.
+func TestBuildDefaultImage(t *testing.T) {
+	bare := &murlog.Persona{ID: "p2", Username: "bob", DisplayName: "Bob"}
+	const def = "/themes/default/og-image.0123456789.png"
+	for _, in := range []Input{
+		{Kind: "post", Post: notePost()},
+		{Kind: "site"},
+		{Kind: "tag", Tag: "tea"},
+		{Kind: "search", Query: "tea"},
+		{Kind: "error", Title: "Page not found"},
+	} {
+		in.Site, in.Persona, in.DefaultImage = testSite, bare, def
+		m := Build(in)
+		wantTags(t, in.Kind, m, map[string]string{
+			"og:image": "https://blog.example" + def, "og:image:width": "1200", "og:image:height": "630",
+			"twitter:card": "summary_large_image", "twitter:image": "https://blog.example" + def,
+		})
+		if d, _ := content(m, "og:description"); d == "" || d != m.Description {
+			t.Errorf("%s page: og:description %q, description %q; want one", in.Kind, d, m.Description)
+		}
+		if in.Kind == "site" && m.Description != "Posts by Bob" {
+			t.Errorf("site page of a persona with no texts: description %q; want %q", m.Description, "Posts by Bob")
+		}
+		if in.Kind == "post" {
+			if v := ld(t, m); v["image"] != "https://blog.example"+def {
+				t.Errorf("post JSON-LD image = %v; want the default image", v["image"])
+			}
+		}
+		in.AvatarURL = "/media/avatars/bob.png" // an avatar comes first
+		wantTags(t, in.Kind+" with an avatar", Build(in), map[string]string{
+			"og:image": "https://blog.example/media/avatars/bob.png", "og:image:width": "", "twitter:card": "summary",
+		})
+	}
+	m := Build(Input{Site: testSite, Kind: "site", Lang: "ja", Persona: bare})
+	if m.Description != "Bobの投稿" {
+		t.Errorf("Japanese site page with no texts: description %q; want %q", m.Description, "Bobの投稿")
+	}
+	c := murlog.DefaultPubConfig("p2")
+	c.Subtitle = "a tagline"
+	if m := Build(Input{Site: testSite, Kind: "tag", Tag: "x", Persona: bare, Config: c}); m.Description != "a tagline" {
+		t.Errorf("tag page of a site with only a subtitle: description %q; want the subtitle", m.Description)
 	}
 }

@@ -257,6 +257,8 @@ function metadata(pg, r) {
   else if (og.url !== canonical) f.push(`og:url ${og.url} differs from the canonical URL ${canonical}`);
   const wantType = pg.kind === 'post' ? ['article'] : ['profile', 'website'];
   if (!wantType.includes(og.type)) f.push(`og:type ${og.type}, want ${wantType.join(' or ')}`);
+  if (!og.image) f.push('no og:image (every page has one: its own, the avatar or the theme\'s default)');
+  if (!og.description) f.push('no og:description');
   if (pg.image && og.image !== pg.image) f.push(`og:image ${og.image}, want the featured image ${pg.image}`);
   if (og.image && !/^https?:\/\//.test(og.image)) f.push(`og:image is not an absolute URL: ${og.image}`);
   if (pg.title && og.title && !og.title.includes(pg.title)) f.push(`og:title "${og.title}" does not name the post "${pg.title}"`);

@@ -390,11 +390,17 @@ func (t *tx) query(query string, args ...any) (*sql.Rows, error) {
 // queryRow runs a one-row query and scans it; sql.ErrNoRows is returned as
 // is so the caller can name what was not found.
 func (t *tx) queryRow(query string, args []any, dest ...any) error {
+	return t.queryRowContext(context.Background(), query, args, dest...)
+}
+
+// queryRowContext is queryRow under ctx: when ctx ends while SQLite is
+// computing the row, the driver interrupts it and ctx's error is returned.
+func (t *tx) queryRowContext(ctx context.Context, query string, args []any, dest ...any) error {
 	s, err := t.stmt(query)
 	if err != nil {
 		return mapErr(err)
 	}
-	if err := s.QueryRow(args...).Scan(dest...); err != nil {
+	if err := s.QueryRowContext(ctx, args...).Scan(dest...); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return err
 		}

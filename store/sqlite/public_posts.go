@@ -4,9 +4,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/store"
@@ -204,68 +202,6 @@ func (r publicPosts) ByIDs(ids []string, now time.Time) ([]*murlog.Post, error) 
 		}
 	}
 	return out, nil
-}
-
-// minTrigram is the shortest term the trigram index can find; maxMatch
-// bounds the part of a term sent to it. A phrase costs FTS5 work per
-// trigram times the occurrences of each, so a 10,000-character term of a
-// repeated word took 0.2 s on a single post; its first maxMatch characters
-// are as selective, and the whole term is then checked on those rows.
-const (
-	minTrigram = 3
-	maxMatch   = 256
-)
-
-// Search sends terms of three characters or more to the trigram index as
-// FTS5 strings (so no query syntax gets through) and scans the rows that
-// remain for shorter terms, which no trigram can match. Scanned terms are
-// case-folded by SQLite's lower(), ASCII only, like tags; the trigram
-// tokenizer folds case on its own.
-func (r publicPosts) Search(q store.SearchQuery) ([]*murlog.Post, error) {
-	if q.Limit <= 0 {
-		return nil, murlog.Invalid("limit", "must be positive")
-	}
-	var match []string
-	scan := []string{}
-	for _, term := range q.Terms {
-		n := utf8.RuneCountInString(term)
-		if n > maxMatch {
-			scan = append(scan, term)
-			term = string([]rune(term)[:maxMatch])
-		}
-		switch {
-		case n >= minTrigram:
-			match = append(match, `"`+strings.ReplaceAll(term, `"`, `""`)+`"`)
-		case n > 0:
-			scan = append(scan, term)
-		}
-	}
-	if len(match) == 0 && len(scan) == 0 {
-		return nil, murlog.Invalid("q", "no search terms")
-	}
-	now := micros(q.Now)
-	c, err := r.cursorKey(q.After, now)
-	if err != nil {
-		return nil, err
-	}
-	where := "SELECT " + publicCols + " FROM posts WHERE " + listed
-	args := []any{now}
-	if q.PersonaID != "" {
-		where += " AND persona_id = ?"
-		args = append(args, q.PersonaID)
-	}
-	if len(match) > 0 {
-		where += ` AND id IN (SELECT s.post_id FROM post_search_ids s
-			WHERE s.rowid IN (SELECT rowid FROM posts_fts WHERE posts_fts MATCH ?))`
-		args = append(args, strings.Join(match, " AND "))
-	}
-	if len(scan) > 0 {
-		list, _ := json.Marshal(scan)
-		where += ` AND NOT EXISTS (SELECT 1 FROM json_each(?) WHERE instr(lower(title || ' ' || source), lower(value)) = 0)`
-		args = append(args, string(list))
-	}
-	query, args := page(where, args, 0, postsKey, c, false, q.Limit)
-	return manyPosts(r.t, q.Limit, query, args...)
 }
 
 func (r publicPosts) Sitemap(now time.Time, limit int) ([]store.SitemapEntry, error) {

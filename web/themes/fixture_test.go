@@ -142,9 +142,10 @@ func pages(tv blog.ThemeView) map[string]*blog.Page {
 	out["tag"] = tag
 
 	search := basePage("search", tv)
-	search.Search = &blog.SearchView{Query: "tea " + evil, Action: "https://blog.example/@alice/search", Notice: "The query was shortened to 100 characters."}
+	search.Search = &blog.SearchView{Query: "tea " + evil, Action: "https://blog.example/@alice/search"}
 	k := article()
-	k.KWIC = []blog.KWICLine{{Before: "Green ", Match: "tea", After: " from Uji"}, {Before: "a <b>cup</b> of ", Match: "tea", After: ""}}
+	// The lines carry their own "…" where text was cut (markup.KWIC).
+	k.KWIC = []blog.KWICLine{{Before: "…Green ", Match: "tea", After: " from Uji…"}, {Before: "…a <b>cup</b> of ", Match: "tea", After: "…"}}
 	search.Posts = []blog.PostView{k}
 	search.Mode = blog.ModeView{Name: "kwic", IsKWIC: true, KWICURL: "https://blog.example/@alice/search?q=tea&mode=kwic", RichURL: "https://blog.example/@alice/search?q=tea&mode=rich", PlainURL: "https://blog.example/@alice/search?q=tea&mode=plain"}
 	search.Pager = &blog.Pager{NextURL: "https://blog.example/@alice/search?q=tea&mode=kwic&after=01JART"}
@@ -156,6 +157,13 @@ func pages(tv blog.ThemeView) map[string]*blog.Page {
 	nohit.Mode = search.Mode
 	nohit.Sidebar = nil
 	out["search-nohits"] = nohit
+
+	refused := basePage("search", tv)
+	refused.Search = &blog.SearchView{Query: "tea tea tea tea tea tea tea tea tea " + evil, Action: "https://blog.example/@alice/search",
+		Empty: true, Refused: true, Notice: "This search is too long: use at most 200 characters."}
+	refused.Mode = search.Mode
+	refused.Sidebar = nil
+	out["search-refused"] = refused
 
 	e404 := basePage("error", tv)
 	e404.Error = &blog.ErrorView{Status: 404, Title: "Page not found", Message: "There is no page at this address."}

@@ -190,12 +190,18 @@ func checkPage(t *testing.T, what string, tv blog.ThemeView, p *blog.Page, s str
 		must(`action="https://blog.example/@alice/search" method="get"`)
 		must(`<label for="search-q">`)
 		must(`value="` + escapeAttr(p.Search.Query) + `"`)
-		if p.Search.NoHits {
+		switch {
+		case p.Search.Refused:
+			must(`<p class="search-notice search-refused" role="alert">This search is too long: use at most 200 characters.</p>`)
+			mustNot(`class="search-results"`)
+		case p.Search.NoHits:
 			must("Nothing found.")
-		} else {
+			mustNot(`class="search-notice`)
+		default:
 			must(`<li>…Green <mark>tea</mark> from Uji…</li>`)
 			must(`<li>…a &lt;b&gt;cup&lt;/b&gt; of <mark>tea</mark>…</li>`)
-			must("The query was shortened")
+			mustNot("……")
+			mustNot(`class="search-notice`)
 		}
 	case "error":
 		must("<h1>" + p.Error.Title + "</h1>")
