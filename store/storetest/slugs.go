@@ -189,7 +189,7 @@ func testPages(t *testing.T, open Opener) {
 	view(t, s, func(tx store.Tx) error {
 		pp := tx.PublicPosts()
 		menu, err := pp.Pages(alice.ID, c.t, 10)
-		want := []store.MenuEntry{{about.ID, about.Title, "about"}, {contact.ID, contact.Title, "contact"}}
+		want := []store.MenuEntry{{ID: about.ID, Title: about.Title, Slug: "about"}, {ID: contact.ID, Title: contact.Title, Slug: "contact"}}
 		if err != nil || !slices.Equal(menu, want) {
 			t.Errorf("Pages = %+v, %v; want about then contact (published public pages, oldest first)", menu, err)
 		}
