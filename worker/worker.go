@@ -62,7 +62,10 @@ type Options struct {
 	// Wake signals that jobs were enqueued in this process; the resident
 	// loop then claims at once instead of waiting for Poll.
 	Wake <-chan struct{}
-	Poll time.Duration // resident idle poll; 1 s when 0
+	// Poll is how often an idle worker looks for work it was not woken
+	// for: the resident loop, and a --once worker awaiting leases; 1 s
+	// when 0.
+	Poll time.Duration
 	// ShutdownGrace is how long running jobs may finish after the
 	// context ends before they are cancelled.
 	ShutdownGrace time.Duration
@@ -75,7 +78,22 @@ type Options struct {
 	// the time it runs. Each must give the same id for the same period,
 	// so that any number of workers schedule it once per period.
 	Periodic []func(time.Time) queue.Job
+	// Clock times lease renewals and tells when others' leases ran out;
+	// real time when nil. It must agree with the queue's clock (the
+	// leases are stamped by it).
+	Clock Clock
 }
+
+// Clock is the time the worker renews leases by.
+type Clock interface {
+	Now() time.Time
+	After(d time.Duration) <-chan time.Time
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time                         { return time.Now() }
+func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
 // Worker runs jobs from a queue.
 type Worker struct {
@@ -108,6 +126,9 @@ func New(o Options) *Worker {
 	if o.Registry == nil {
 		o.Registry = NewRegistry()
 	}
+	if o.Clock == nil {
+		o.Clock = realClock{}
+	}
 	return &Worker{o: o}
 }
 
@@ -128,6 +149,11 @@ const OnceLifetime = 5 * time.Minute
 
 // RunOnce is `murlog worker --once`: maintenance, then RunBatch(20 jobs,
 // 30 s) in a loop until a batch finds nothing or lifetime has passed.
+// When a batch finds nothing while jobs are running that it does not hold
+// — under the worker lock, most likely a killed worker's — it waits for
+// the first of their leases to run out (when that is within lifetime),
+// recovers them and goes on: a worker spawned after a crash finishes the
+// crashed one's jobs rather than leaving them to the next visit.
 func (w *Worker) RunOnce(ctx context.Context, lifetime time.Duration) (int, error) {
 	start := time.Now()
 	if err := w.Maintain(ctx); err != nil {
@@ -138,11 +164,87 @@ func (w *Worker) RunOnce(ctx context.Context, lifetime time.Duration) (int, erro
 		remaining := lifetime - time.Since(start)
 		n, err := w.RunBatch(ctx, 20, min(30*time.Second, remaining))
 		total += n
-		if err != nil || n == 0 || ctx.Err() != nil {
+		if err != nil || ctx.Err() != nil {
 			return total, err
+		}
+		if n == 0 {
+			more, err := w.awaitLeases(ctx, start.Add(lifetime))
+			if err != nil || !more {
+				return total, err
+			}
 		}
 	}
 	return total, nil
+}
+
+// awaitLeases waits, between batches of a --once worker, for the running
+// jobs it does not hold: when the first of their leases runs out (before
+// deadline) it recovers them and reports true, so the worker runs them.
+// It gives up, reporting false, when no job is running any more or the
+// first lease moved on (their worker is alive: it renewed or finished
+// them), so the wait is at most one lease; and it reports true at once
+// when a job becomes runnable meanwhile (this worker holds the lock, so a
+// visit does not start another). It looks every Poll.
+func (w *Worker) awaitLeases(ctx context.Context, deadline time.Time) (bool, error) {
+	if w.o.Inspector == nil {
+		return false, nil
+	}
+	var first time.Time
+	for logged := false; ; logged = true {
+		infos, err := w.o.Inspector.List(ctx, queue.ListQuery{State: queue.StateRunning, Limit: 100})
+		if err != nil {
+			return false, err
+		}
+		var earliest time.Time
+		for _, in := range infos {
+			if in.LeaseUntil != nil && (earliest.IsZero() || in.LeaseUntil.Before(earliest)) {
+				earliest = *in.LeaseUntil
+			}
+		}
+		switch {
+		case earliest.IsZero():
+			return false, nil // nothing running (any more)
+		case first.IsZero():
+			first = earliest
+		case earliest.After(first):
+			return false, nil // renewed or finished: their worker is alive
+		}
+		now := w.o.Clock.Now()
+		if earliest.Sub(now) > time.Until(deadline) {
+			return false, nil
+		}
+		if now.After(earliest) { // a lease runs out after its last instant
+			if n, err := w.recoverExpired(ctx); err != nil || n > 0 {
+				return n > 0, err
+			}
+		}
+		if n, err := w.o.Inspector.Runnable(ctx); err != nil || n > 0 {
+			return n > 0, err
+		}
+		if !logged {
+			w.o.Logger.Info("worker.awaiting_leases", "svc", w.o.Svc, "queue.provider", w.o.Queue.Provider(),
+				"running", len(infos), "wait_ms", max(earliest.Sub(now), 0).Milliseconds())
+		}
+		t := time.NewTimer(w.o.Poll)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return false, nil
+		case <-t.C:
+		}
+	}
+}
+
+// recoverExpired makes the jobs whose leases ran out runnable again.
+func (w *Worker) recoverExpired(ctx context.Context) (int, error) {
+	if w.o.Inspector == nil {
+		return 0, nil
+	}
+	n, err := w.o.Inspector.RecoverExpired(ctx)
+	if n > 0 {
+		w.o.Logger.Info("job.recovered", "svc", w.o.Svc, "queue.provider", w.o.Queue.Provider(), "count", n)
+	}
+	return n, err
 }
 
 // Run is the resident loop: it claims whenever slots are free and jobs are
@@ -156,19 +258,15 @@ func (w *Worker) Run(ctx context.Context) error {
 	return err
 }
 
-// Maintain recovers jobs left running by a dead worker and schedules the
-// hourly clean-up (an idempotent job id per hour, so any number of
-// workers schedule it once).
+// Maintain recovers jobs whose leases ran out (their worker died) and
+// schedules the hourly clean-up (an idempotent job id per hour, so any
+// number of workers schedule it once).
 func (w *Worker) Maintain(ctx context.Context) error {
 	if w.o.Inspector == nil {
 		return nil
 	}
-	n, err := w.o.Inspector.RecoverStale(ctx, queue.StaleAfter)
-	if err != nil {
+	if _, err := w.recoverExpired(ctx); err != nil {
 		return err
-	}
-	if n > 0 {
-		w.o.Logger.Info("job.recovered", "svc", w.o.Svc, "queue.provider", w.o.Queue.Provider(), "count", n)
 	}
 	now := time.Now()
 	jobs := []queue.Job{CleanupJob(now)}
@@ -204,12 +302,108 @@ type run struct {
 	done     []string // ids to record in the ledger before acking
 	finished int
 	lastMnt  time.Time
+
+	// held are the claims this run holds — ready, running, or finished
+	// with the ack not yet flushed — whose leases it renews; a running
+	// job's entry cancels its handler when the lease is lost.
+	held      map[*queue.Job]context.CancelCauseFunc
+	lost      map[*queue.Job]bool // running jobs whose lease was lost: their results are not acked
+	renewEach time.Duration
+	renewAt   time.Time // on the worker's clock
+	renewC    <-chan time.Time
 }
+
+// errLeaseLost ends a handler whose job's lease ran out and may be run
+// by another worker.
+var errLeaseLost = errors.New("the job's lease was lost: another worker may run it")
 
 func (w *Worker) newRun(ctx context.Context, claimSize int, resident bool) *run {
 	jobCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	return &run{w: w, ctx: ctx, jobCtx: jobCtx, cancel: cancel, claimSize: claimSize, resident: resident,
-		results: make(chan outcome, DefaultMaxConcurrency*2), lastMnt: time.Now(), running: map[string]int{}}
+	r := &run{w: w, ctx: ctx, jobCtx: jobCtx, cancel: cancel, claimSize: claimSize, resident: resident,
+		results: make(chan outcome, DefaultMaxConcurrency*2), lastMnt: time.Now(), running: map[string]int{},
+		held: map[*queue.Job]context.CancelCauseFunc{}, lost: map[*queue.Job]bool{},
+		renewEach: queue.RenewEvery(w.o.Queue.Lease())}
+	r.scheduleRenewal()
+	return r
+}
+
+// scheduleRenewal sets the time of the next renewal.
+func (r *run) scheduleRenewal() {
+	r.renewAt = r.w.o.Clock.Now().Add(r.renewEach)
+	r.renewC = r.w.o.Clock.After(r.renewEach)
+}
+
+// renewDue renews when its time has come (the idle resident loop looks
+// at every wake-up rather than waiting on the timer).
+func (r *run) renewDue() {
+	if !r.w.o.Clock.Now().Before(r.renewAt) {
+		r.renew()
+	}
+}
+
+// renew extends the leases of every claim the run holds, gives up the
+// ones the queue says are lost (another worker may have them now: the
+// handler is cancelled and its result will not be acked), and recovers
+// other workers' jobs whose leases ran out. Renewals go on during the
+// shutdown grace, while running jobs finish.
+func (r *run) renew() {
+	r.scheduleRenewal()
+	if len(r.held) > 0 {
+		js := make([]*queue.Job, 0, len(r.held))
+		for j := range r.held {
+			js = append(js, j)
+		}
+		held, err := r.w.o.Queue.Renew(context.WithoutCancel(r.ctx), js)
+		if err != nil {
+			// Half a lease is left: the next renewal may still make it.
+			r.w.o.Logger.Error("worker.renew_failed", "svc", r.w.o.Svc, "queue.provider", r.w.o.Queue.Provider(),
+				"jobs", len(js), "err", err.Error())
+		}
+		for i, j := range js {
+			if err == nil && !held[i] {
+				r.lose(j)
+			}
+		}
+	}
+	if r.ctx.Err() == nil {
+		if _, err := r.w.recoverExpired(r.ctx); err != nil && r.ctx.Err() == nil {
+			r.w.o.Logger.Warn("worker.recovery_failed", "svc", r.w.o.Svc, "err", err.Error())
+		}
+	}
+}
+
+// lose gives up a claim whose lease was lost: a job not started leaves
+// the ready list, a running one is cancelled and its result dropped, and
+// a finished one's pending ack is dropped. Acking would be refused by the
+// fence anyway; not sending it keeps the run from counting or logging it
+// as its own.
+func (r *run) lose(j *queue.Job) {
+	cancel := r.held[j]
+	delete(r.held, j)
+	r.logJobLevel(slog.LevelWarn, j, "job.lost", 0)
+	if cancel != nil {
+		r.lost[j] = true
+		cancel(errLeaseLost)
+		return
+	}
+	for i, x := range r.ready {
+		if x == j {
+			r.ready = append(r.ready[:i], r.ready[i+1:]...)
+			return
+		}
+	}
+	for i, a := range r.acks {
+		if a.Job == j {
+			r.acks = append(r.acks[:i], r.acks[i+1:]...)
+			break
+		}
+	}
+	for i, id := range r.done {
+		if id == j.ID {
+			r.done = append(r.done[:i], r.done[i+1:]...)
+			break
+		}
+	}
 }
 
 func (r *run) claiming() bool {
@@ -285,7 +479,9 @@ func (r *run) loop() (int, error) {
 			r.running[j.Topic]++
 			r.inflight++
 			r.sinceEv++
-			go r.execute(j)
+			jctx, cancel := context.WithCancelCause(r.jobCtx)
+			r.held[j] = cancel
+			go r.execute(jctx, cancel, j)
 		}
 		if r.inflight == 0 {
 			r.flushOrLog()
@@ -297,6 +493,7 @@ func (r *run) loop() (int, error) {
 			}
 			if r.resident {
 				r.maintain()
+				r.renewDue()
 				r.wait()
 				r.reevaluate()
 				continue
@@ -321,6 +518,8 @@ func (r *run) loop() (int, error) {
 		case <-ackC:
 			ackTimer = nil
 			r.flushOrLog()
+		case <-r.renewC:
+			r.renew()
 		case <-stop:
 			// Stop claiming; give running jobs the grace period.
 			stopping = true
@@ -403,6 +602,7 @@ func (r *run) claim(n int) (int, error) {
 		}
 	}
 	for _, j := range js {
+		r.held[j] = nil // renewed until its ack is flushed
 		if seen[j.ID] {
 			r.acks = append(r.acks, queue.Ack{Job: j, Result: queue.Result{Status: queue.Success}})
 			r.logJob(j, "job.skipped", 0, nil, slog.String("reason", "already run (seen in another queue)"))
@@ -413,9 +613,11 @@ func (r *run) claim(n int) (int, error) {
 	return len(js), nil
 }
 
-// execute runs one job in its own goroutine. A panic is caught and fails
-// the job with the panic text; the loop goes on.
-func (r *run) execute(j *queue.Job) {
+// execute runs one job in its own goroutine under jctx, which the loop
+// cancels when the job's lease is lost. A panic is caught and fails the
+// job with the panic text; the loop goes on.
+func (r *run) execute(jctx context.Context, jcancel context.CancelCauseFunc, j *queue.Job) {
+	defer jcancel(nil)
 	start := time.Now()
 	res := queue.Result{}
 	func() {
@@ -432,7 +634,7 @@ func (r *run) execute(j *queue.Job) {
 			return
 		}
 		pol := h.pol
-		ctx, cancel := context.WithTimeout(jobContext(r.jobCtx, j), pol.Timeout)
+		ctx, cancel := context.WithTimeout(jobContext(jctx, j), pol.Timeout)
 		defer cancel()
 		err := h.fn(ctx, j)
 		switch {
@@ -454,9 +656,16 @@ func (r *run) execute(j *queue.Job) {
 	r.results <- outcome{job: j, res: res}
 }
 
-// record queues the ack for a finished job and logs it.
+// record queues the ack for a finished job and logs it. A job whose
+// lease was lost while it ran is not acked: another worker may be running
+// it, and its outcome is that worker's to record.
 func (r *run) record(o outcome) {
 	j, res := o.job, o.res
+	if r.lost[j] {
+		delete(r.lost, j)
+		return
+	}
+	r.held[j] = nil // its handler is done; renewed until the ack lands
 	r.acks = append(r.acks, queue.Ack{Job: j, Result: res})
 	if res.Status == queue.Success {
 		r.done = append(r.done, j.ID)
@@ -486,9 +695,9 @@ func (r *run) record(o outcome) {
 }
 
 // flushOrLog flushes and logs a failure. A failed flush never stops the
-// worker: the jobs it could not ack stay running and stale recovery hands
-// them out again (at least once, never lost), so a database that is busy
-// for a moment costs a retry, not the worker.
+// worker: the jobs it could not ack stay running until their leases run
+// out and recovery hands them out again (at least once, never lost), so a
+// database that is busy for a moment costs a retry, not the worker.
 func (r *run) flushOrLog() {
 	if err := r.flush(); err != nil {
 		r.w.o.Logger.Error("worker.ack_failed", "svc", r.w.o.Svc, "queue.provider", r.w.o.Queue.Provider(), "err", err.Error())
@@ -501,9 +710,16 @@ func (r *run) flush() error {
 		return nil
 	}
 	ctx := context.WithoutCancel(r.ctx) // acks must land even during shutdown
+	// Acked or not, these claims are no longer renewed: a job whose ack
+	// failed is recovered once its lease runs out.
+	defer func() {
+		for _, a := range r.acks {
+			delete(r.held, a.Job)
+		}
+		r.acks, r.done = r.acks[:0], r.done[:0]
+	}()
 	if r.w.o.Ledger != nil && len(r.done) > 0 {
 		if err := r.w.o.Ledger.Done(ctx, r.done); err != nil {
-			r.acks, r.done = r.acks[:0], r.done[:0]
 			return fmt.Errorf("record finished jobs: %w", err)
 		}
 	}
@@ -514,9 +730,8 @@ func (r *run) flush() error {
 		}
 		time.Sleep(time.Duration(attempt+1) * 50 * time.Millisecond)
 	}
-	// On failure the jobs stay running and stale recovery hands them out
-	// again: at least once, never lost.
-	r.acks, r.done = r.acks[:0], r.done[:0]
+	// On failure the jobs stay running until their leases run out, and
+	// recovery hands them out again: at least once, never lost.
 	return err
 }
 
