@@ -62,7 +62,7 @@ func (a *App) wireJobs(ctx context.Context, rt *runtime) error {
 // queueOf returns the queue over e's embedded queue engine, retrying by
 // the runtime's registered policies.
 func (rt *runtime) queueOf(e *engine) *queue.Managed {
-	return queue.New(e.queue, queue.Options{Policies: rt.registry})
+	return queue.New(e.queue, queue.Options{Policies: rt.registry, Lease: time.Duration(rt.cfg.JobLease) * time.Second})
 }
 
 // relaying reports whether jobs enqueued in the ledger's transactions must
@@ -107,8 +107,17 @@ func (a *App) newWorker(rt *runtime, svc string) *worker.Worker {
 	if rt.ledger != nil {
 		o.Ledger = rt.ledger
 	}
+	if a.opts.Now != nil {
+		o.Clock = jobClock(a.opts.Now) // leases are stamped by the store's clock
+	}
 	return worker.New(o)
 }
+
+// jobClock is the worker's clock over the app's time; waits are real.
+type jobClock func() time.Time
+
+func (c jobClock) Now() time.Time                       { return c() }
+func (jobClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
 func (a *App) level() slog.Level {
 	var l slog.Level
