@@ -54,6 +54,8 @@ type postView struct {
 	Kind        string     `json:"kind"`
 	Title       string     `json:"title,omitempty"`
 	FederateAs  string     `json:"federate_as,omitempty"` // articles: "article" or "note"
+	Slug        string     `json:"slug,omitempty"`        // articles: the address under the persona, "" for none
+	Page        bool       `json:"page,omitempty"`        // articles: a page of the site, out of lists and federation
 	Content     string     `json:"content"`
 	Source      *string    `json:"source,omitempty"`
 	Summary     string     `json:"summary"`
@@ -87,12 +89,13 @@ func (s *Server) postViewWith(ctx context.Context, p *murlog.Post, asOwner bool,
 	}
 	v := &postView{ID: p.ID, PersonaID: p.PersonaID, Kind: string(p.Kind), Title: p.Title, Content: p.Content,
 		Summary: p.Summary, Sensitive: p.Sensitive, Visibility: string(p.Visibility), Language: p.Language,
-		Tags: tags, InReplyTo: p.InReplyTo, Mentions: []string{}, PublishedAt: p.PublishedAt, URL: s.deps.Site.PostURL(username, p.ID),
+		Tags: tags, InReplyTo: p.InReplyTo, Mentions: []string{}, PublishedAt: p.PublishedAt, URL: s.deps.Site.PageURL(username, p.ID, p.Slug),
 		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 	for _, m := range p.Mentions {
 		v.Mentions = append(v.Mentions, m.URI)
 	}
 	if p.Kind == murlog.KindArticle {
+		v.Slug, v.Page = p.Slug, p.Page
 		v.FederateAs = "article"
 		if p.AsNote {
 			v.FederateAs = "note"

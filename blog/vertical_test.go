@@ -30,7 +30,7 @@ func TestVerticalThemeConvertsForDisplayOnly(t *testing.T) {
 	a := e.post(post.CreateInput{Kind: murlog.KindArticle, Title: "Go 1", Content: "縦書きで ABC を書く"})
 	e.clock.Advance(time.Second)
 	e.config(func(c *murlog.PubConfig) { c.DesignTheme = verticalTheme(e) })
-	p, err := e.loader.PostPage(ctx, "alice", a.ID)
+	p, err := e.loader.PostPage(ctx, "alice", seg(a))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -150,10 +150,10 @@ func TestExpiredLeaseIsWorthAWorker(t *testing.T) {
 	}
 }
 
-// TestMigration011LeasesRunningJobs: jobs left running by the binary
+// TestMigration012LeasesRunningJobs: jobs left running by the binary
 // before leases (a worker killed during the upgrade) get the lease their
 // claim would have had, so they are recovered a minute after their start.
-func TestMigration011LeasesRunningJobs(t *testing.T) {
+func TestMigration012LeasesRunningJobs(t *testing.T) {
 	t.Parallel()
 	c := queuetest.NewClock()
 	db := MustOpen(t, c.Now)
@@ -164,7 +164,7 @@ func TestMigration011LeasesRunningJobs(t *testing.T) {
 		t.Fatalf("claim = %v, %v", js, err)
 	}
 	for _, s := range []string{"DROP INDEX queue_jobs_lease", "ALTER TABLE queue_jobs DROP COLUMN lease_until",
-		"DELETE FROM schema_version WHERE version >= 11"} {
+		"DELETE FROM schema_version WHERE version >= 12"} {
 		if _, err := db.w.Exec(s); err != nil {
 			t.Fatalf("%s: %v", s, err)
 		}
@@ -172,7 +172,7 @@ func TestMigration011LeasesRunningJobs(t *testing.T) {
 	must(t, db.applyMigrations(ctx, migrationFiles))
 	infos, err := q.List(ctx, queue.ListQuery{State: queue.StateRunning, Limit: 10})
 	if err != nil || len(infos) != 1 || infos[0].LeaseUntil == nil || !infos[0].LeaseUntil.Equal(infos[0].StartedAt.Add(time.Minute)) {
-		t.Fatalf("running job after migration 011: %+v, %v; want a lease until a minute after its start", infos, err)
+		t.Fatalf("running job after migration 012: %+v, %v; want a lease until a minute after its start", infos, err)
 	}
 	c.Add(time.Minute + time.Second)
 	if n, err := q.RecoverExpired(ctx); err != nil || n != 1 {
