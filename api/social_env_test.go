@@ -115,7 +115,7 @@ func (e *socialEnv) call(method string, params, out any) {
 // jobs claims the queued jobs of topic and decodes their payloads.
 func jobs[T any](e *socialEnv, topic string) []T {
 	e.t.Helper()
-	js, err := e.db.Queue().Claim(ctx, []string{topic}, 100)
+	js, err := e.db.Queue().Claim(ctx, []string{topic}, 100, time.Minute)
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -63,7 +63,7 @@ func (a *App) wireJobs(ctx context.Context, in *installed) error {
 // queueOf returns the queue over e's embedded queue engine, retrying by
 // the site's registered policies.
 func (in *installed) queueOf(e *engine) *queue.Managed {
-	return queue.New(e.queue, queue.Options{Policies: in.registry})
+	return queue.New(e.queue, queue.Options{Policies: in.registry, Lease: time.Duration(in.cfg.JobLease) * time.Second})
 }
 
 // relaying reports whether jobs enqueued in the ledger's transactions must
@@ -108,8 +108,17 @@ func (a *App) newWorker(in *installed, svc string) *worker.Worker {
 	if in.ledger != nil {
 		o.Ledger = in.ledger
 	}
+	if a.opts.Now != nil {
+		o.Clock = jobClock(a.opts.Now) // leases are stamped by the store's clock
+	}
 	return worker.New(o)
 }
+
+// jobClock is the worker's clock over the app's time; waits are real.
+type jobClock func() time.Time
+
+func (c jobClock) Now() time.Time                       { return c() }
+func (jobClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
 func (a *App) level() slog.Level {
 	var l slog.Level

@@ -72,12 +72,17 @@ type Config struct {
 	// and per signing domain, in requests per second (bursts of four
 	// times as many); 0 means federation's default (100).
 	InboxRateLimit int
+	// JobLease is how long, in seconds, a worker's claim holds a job
+	// unless renewed (every half lease while the job runs): how soon the
+	// jobs of a worker that died are run again. 0 means the queue's
+	// default (60).
+	JobLease int
 }
 
 // Keys lists every key murlog.ini accepts, in the order they are written.
 var Keys = []string{"db_driver", "data_dir", "media_path", "web_dir", "themes_dir", "listen", "scheme", "trusted_proxy", "log_level",
 	"worker_min_concurrency", "worker_max_concurrency", "metrics_token", "queue_dual_write", "queue_read_from",
-	"queue_single_write", "allow_private_network", "inbox_rate_limit"}
+	"queue_single_write", "allow_private_network", "inbox_rate_limit", "job_lease"}
 
 // Default returns the configuration murlog assumes for an ini at path that
 // does not exist yet.
@@ -233,6 +238,8 @@ func (c *Config) set(key, v string) error {
 		c.AllowPrivateNetwork, err = boolean(v)
 	case "inbox_rate_limit":
 		c.InboxRateLimit, err = positive(v, 1, 1_000_000)
+	case "job_lease":
+		c.JobLease, err = positive(v, MinJobLease, MaxJobLease)
 	case "queue_read_from":
 		if v != "primary" && v != "secondary" {
 			return fmt.Errorf("must be primary or secondary, not %q", v)
@@ -243,6 +250,15 @@ func (c *Config) set(key, v string) error {
 	}
 	return err
 }
+
+// Bounds of job_lease, in seconds. Renewals come every half lease, so a
+// lease under two seconds would be renewed more often than a busy
+// database answers; one over ten minutes would leave a dead worker's jobs
+// waiting longer than the five minutes murlog used to.
+const (
+	MinJobLease = 2
+	MaxJobLease = 600
+)
 
 // HasControl reports control characters or bytes that are not UTF-8: a
 // path holding them can look like another one in a page or a log.

@@ -332,3 +332,26 @@ func TestThemesDir(t *testing.T) {
 		t.Errorf("FromValues(themes_dir=t) = %v, %v; want %q", c, err, filepath.Join(dir, "t"))
 	}
 }
+
+// TestJobLeaseBounds: job_lease takes whole seconds from MinJobLease to
+// MaxJobLease; outside them (or not a number) it is refused with the
+// variable named; unset it leaves the queue's default (0 here).
+func TestJobLeaseBounds(t *testing.T) {
+	t.Parallel()
+	p := filepath.Join(t.TempDir(), FileName)
+	if c, err := Load(p, env(nil)); err != nil || c.JobLease != 0 {
+		t.Errorf("no job_lease: %d, %v; want 0 (the queue's default)", c.JobLease, err)
+	}
+	for _, tc := range []struct {
+		v    string
+		want int
+	}{{"2", 2}, {"60", 60}, {"600", 600}, {"1", 0}, {"601", 0}, {"0", 0}, {"60s", 0}} {
+		c, err := Load(p, env(map[string]string{"MURLOG_JOB_LEASE": tc.v}))
+		switch {
+		case tc.want == 0 && (err == nil || !strings.Contains(err.Error(), "MURLOG_JOB_LEASE") || !strings.Contains(err.Error(), "from 2 to 600")):
+			t.Errorf("MURLOG_JOB_LEASE=%s: %v; want it refused, naming the variable and the bounds", tc.v, err)
+		case tc.want != 0 && (err != nil || c.JobLease != tc.want):
+			t.Errorf("MURLOG_JOB_LEASE=%s: %+v, %v; want %d", tc.v, c, err, tc.want)
+		}
+	}
+}

@@ -39,6 +39,9 @@ type benchSite struct {
 	cred   *syscall.Credential
 	murlog *apachetest.CGI
 	base   *apachetest.CGI
+	// alt is another build of murlog measured beside this one
+	// (MURLOG_BENCH_CGI_ALT), e.g. with a dependency swapped; nil without.
+	alt *apachetest.CGI
 }
 
 func benchPosts() int {
@@ -116,12 +119,21 @@ func newBenchSite(tb testing.TB, n int) *benchSite {
 	}
 	prog := install(apachetest.Murlog(tb), apachetest.Script)
 	base := install(apachetest.Build(tb, "./internal/apachetest/cgibaseline"), "baseline.cgi")
+	var altProg string
+	if p := os.Getenv("MURLOG_BENCH_CGI_ALT"); p != "" {
+		altProg = install(p, "murlog-alt.cgi")
+	}
 	if bs.cred != nil {
 		if err := apachetest.ChownTree(bs.dir, int(bs.cred.Uid), int(bs.cred.Gid)); err != nil {
 			tb.Fatal(err)
 		}
 	}
 	bs.murlog = &apachetest.CGI{Program: prog, ScriptName: "/" + apachetest.Script, Host: bs.domain, Credential: bs.cred}
+	if altProg != "" {
+		alt := *bs.murlog
+		alt.Program = altProg
+		bs.alt = &alt
+	}
 	bs.base = &apachetest.CGI{Program: base, Host: bs.domain, Credential: bs.cred}
 	return bs
 }
@@ -160,9 +172,11 @@ func handlerTime(stderr []byte) (time.Duration, bool) {
 func (bs *benchSite) variants() []variant {
 	// call runs murlog for one request and checks its answer; what the
 	// handler took (its request log) goes to handler.
+	prog := bs.murlog
 	call := func(name, method, path string, header http.Header, body []byte, want string, handler *[]time.Duration) func() (time.Duration, error) {
+		prog := prog
 		return func() (time.Duration, error) {
-			resp, err := bs.murlog.Do(method, path, header, body)
+			resp, err := prog.Do(method, path, header, body)
 			if err != nil {
 				return 0, err
 			}
@@ -208,16 +222,25 @@ func (bs *benchSite) variants() []variant {
 	page := func(path, want string, handler *[]time.Duration) func() (time.Duration, error) {
 		return call("GET "+path, http.MethodGet, path, http.Header{"Accept": {"text/html,application/xhtml+xml"}}, nil, want, handler)
 	}
-	var getH, listH, pageH []time.Duration
-	return []variant{
+	var getH, listH, pageH, altGetH, altPageH []time.Duration
+	vs := []variant{
 		{"murlog-posts.get", "murlog cgi posts.get", rpc("posts.get", map[string]string{"id": bs.postID}, bs.postID, &getH), &getH},
 		{"murlog-posts.list", "murlog cgi posts.list", rpc("posts.list", map[string]any{}, `"items"`, &listH), &listH},
 		{"murlog-post-page", "murlog cgi post page (HTML, themed)", page("/@alice/"+bs.postID, "<article", &pageH), &pageH},
 		{"murlog-version", "murlog version (start-up, no CGI work)", exe(bs.murlog.Program, "version"), nil},
-		{"baseline-select", "baseline: Go+sqlite, one SELECT", base(), nil},
-		{"baseline-hello", "baseline: Go+sqlite linked, no DB", base("CGIBASELINE_MODE=hello"), nil},
-		{"floor-true", "floor: fork+exec /bin/true", exe("/bin/true"), nil},
 	}
+	if bs.alt != nil {
+		prog = bs.alt
+		vs = append(vs,
+			variant{"alt-posts.get", "alt murlog (MURLOG_BENCH_CGI_ALT) posts.get", rpc("posts.get", map[string]string{"id": bs.postID}, bs.postID, &altGetH), &altGetH},
+			variant{"alt-post-page", "alt murlog post page", page("/@alice/"+bs.postID, "<article", &altPageH), &altPageH},
+			variant{"alt-version", "alt murlog version", exe(bs.alt.Program, "version"), nil})
+	}
+	return append(vs,
+		variant{"baseline-select", "baseline: Go+sqlite, one SELECT", base(), nil},
+		variant{"baseline-hello", "baseline: Go+sqlite linked, no DB", base("CGIBASELINE_MODE=hello"), nil},
+		variant{"floor-true", "floor: fork+exec /bin/true", exe("/bin/true"), nil},
+	)
 }
 
 // BenchmarkCGIProcess runs murlog as a CGI program (no Apache) for one
@@ -269,7 +292,9 @@ func ms(d time.Duration) string {
 // exec'd directly (interleaved, ≥ 200 runs each), then the same requests
 // through Apache. Run with MURLOG_BENCH_CGI=1 (MURLOG_BENCH_RUNS,
 // MURLOG_BENCH_POSTS tune it; MURLOG_BENCH_CGI=strict fails when the
-// median of murlog posts.get misses the 8 ms target).
+// median of murlog posts.get misses the 8 ms target). MURLOG_BENCH_CGI_ALT
+// names another murlog binary (built from another commit, or with a
+// dependency swapped) measured in the same interleaved runs.
 func TestCGITiming(t *testing.T) {
 	mode := os.Getenv("MURLOG_BENCH_CGI")
 	if mode == "" {
@@ -306,6 +331,19 @@ func TestCGITiming(t *testing.T) {
 		}
 	}
 	get := stats(results[0])
+	if bs.alt != nil {
+		// Runs of one round are next to each other in time, so the median
+		// of their differences cancels most of the machine's drift.
+		for _, pair := range [][2]string{{"murlog-posts.get", "alt-posts.get"}, {"murlog-post-page", "alt-post-page"}, {"murlog-version", "alt-version"}} {
+			a, b := slices.IndexFunc(vs, func(v variant) bool { return v.key == pair[0] }), slices.IndexFunc(vs, func(v variant) bool { return v.key == pair[1] })
+			diffs := make([]time.Duration, len(results[a]))
+			for i := range diffs {
+				diffs[i] = results[b][i] - results[a][i]
+			}
+			st := stats(diffs)
+			fmt.Fprintf(tw, "%s − %s, paired by round\t %d\t %s\t\t %s\t\t\t\n", pair[1], pair[0], st.n, ms(st.median), ms(st.mean))
+		}
+	}
 
 	// The same through Apache, sequentially, for information.
 	if _, err := os.Stat(apachetest.Binary()); err == nil {
@@ -358,7 +396,10 @@ func TestCGITiming(t *testing.T) {
 	}
 	tw.Flush()
 	t.Logf("CGI timing (%d CPUs):\n%s", runtime.NumCPU(), tbl.String())
-	t.Logf("murlog package init (GODEBUG=inittrace=1), largest:\n%s", initTrace(t, bs))
+	t.Logf("murlog package init (GODEBUG=inittrace=1), largest:\n%s", initTrace(t, bs.murlog, bs.postID))
+	if bs.alt != nil {
+		t.Logf("alt murlog package init, largest:\n%s", initTrace(t, bs.alt, bs.postID))
+	}
 	verdict := "met"
 	if get.median > cgiTarget {
 		verdict = "MISSED"
@@ -369,12 +410,12 @@ func TestCGITiming(t *testing.T) {
 	}
 }
 
-// initTrace runs one posts.get with GODEBUG=inittrace=1 and lists the
-// package initialisers that took longest, and their total.
-func initTrace(t *testing.T, bs *benchSite) string {
-	c := *bs.murlog
+// initTrace runs one posts.get of prog with GODEBUG=inittrace=1 and
+// lists the package initialisers that took longest, and their total.
+func initTrace(t *testing.T, prog *apachetest.CGI, postID string) string {
+	c := *prog
 	c.Env = []string{"GODEBUG=inittrace=1"}
-	resp, err := c.Do(http.MethodPost, "/api/mur/v1/rpc", jsonHeader, rpcBody("posts.get", map[string]string{"id": bs.postID}))
+	resp, err := c.Do(http.MethodPost, "/api/mur/v1/rpc", jsonHeader, rpcBody("posts.get", map[string]string{"id": postID}))
 	if err != nil {
 		return err.Error()
 	}

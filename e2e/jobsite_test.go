@@ -33,6 +33,7 @@ type jobsSite struct {
 	dir, ini, dataDir string
 	bin               string              // the murlog binary
 	cred              *syscall.Credential // run it as this user; nil: as the test
+	env               []string            // more of the processes' environment (MURLOG_*)
 	db                *sqlite.DB
 	raw               *sql.DB
 }
@@ -208,7 +209,7 @@ func (ws *jobsSite) start(t *testing.T, name string, args ...string) *proc {
 	defer f.Close()
 	p.cmd = exec.Command(ws.bin, args...)
 	p.cmd.Dir = ws.dir
-	p.cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + ws.dir}
+	p.cmd.Env = append([]string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + ws.dir}, ws.env...)
 	p.cmd.Stdout, p.cmd.Stderr = f, f
 	if ws.cred != nil {
 		p.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: ws.cred}

@@ -21,10 +21,14 @@ import (
 // runs as this process's user in a directory this process owns.
 
 // 1. A `worker --once` killed with SIGKILL mid-batch loses no job: jobs it
-// acked stay done (one attempt), jobs it held stay claimed until they are
-// stale, then run again (two attempts), and nothing else runs twice.
+// acked stay done (one attempt), jobs it held stay claimed until their
+// leases run out, then run again (two attempts) — in the next worker,
+// started at once, which waits for those leases rather than leaving the
+// jobs to a later visit — and nothing else runs twice.
 func TestKilledWorkerLosesNoJob(t *testing.T) {
+	t.Parallel()
 	ws := newJobsSite(t)
+	ws.env = []string{fmt.Sprintf("MURLOG_JOB_LEASE=%d", testLease)}
 	const n = 200
 	ws.mustEnqueue(t, sleepJobs(n, func(i int) string { return fmt.Sprintf(`{"ms":%d}`, 50+i%51) })...)
 
@@ -93,41 +97,43 @@ func TestKilledWorkerLosesNoJob(t *testing.T) {
 	t.Logf("killed after %v: %d done, %d running (%d of them finished, ack not yet committed), %d not yet claimed",
 		killedAt.Round(time.Millisecond), len(done), len(running), unacked, len(waiting))
 
-	// A worker started within StaleAfter (cron, a minute later) runs what
-	// was never claimed and leaves the claimed jobs alone: their worker
-	// might still be alive.
+	// A worker started at once (the next visit, cron a minute later) runs
+	// what was never claimed, and the claimed jobs only once their leases
+	// ran out — until then their worker might still be alive.
+	restart := time.Now()
 	run2 := ws.worker(t, "run2")
-	run2.wait(t, 30*time.Second)
-	ran2 := events(parseLog(t, run2.log(t)), "job.completed", worker.TopicSleep)
-	if !slices.Equal(keys(ran2), keys(waiting)) {
-		t.Errorf("restart within StaleAfter ran %d jobs; want exactly the %d never claimed", len(ran2), len(waiting))
+	run2.wait(t, time.Minute)
+	took := time.Since(restart)
+	log2 := parseLog(t, run2.log(t))
+	ran2 := events(log2, "job.completed", worker.TopicSleep)
+	all := map[string]bool{}
+	for id := range waiting {
+		all[id] = true
 	}
-	for id, r := range ws.rows(t, worker.TopicSleep) {
-		if running[id] && (r.State != queue.StateRunning || r.Attempt != 1) {
-			t.Errorf("claimed job %s is %s (attempt %d) before it is stale; want running, attempt 1", id, r.State, r.Attempt)
-		}
+	for id := range running {
+		all[id] = true
 	}
-
-	// Stand-in for StaleAfter passing: the claims are backdated 6 minutes.
-	if k := ws.exec(t, "UPDATE queue_jobs SET started_at = started_at - ? WHERE state = 'running'",
-		(6 * time.Minute).Microseconds()); k != int64(len(running)) {
-		t.Fatalf("backdated %d claims; want %d", k, len(running))
+	if !slices.Equal(keys(ran2), keys(all)) {
+		t.Errorf("the restarted worker ran %d jobs; want exactly the %d never claimed and the %d left running",
+			len(ran2), len(waiting), len(running))
 	}
-	run3 := ws.worker(t, "run3")
-	run3.wait(t, 30*time.Second)
-	log3 := parseLog(t, run3.log(t))
-	ran3 := events(log3, "job.completed", worker.TopicSleep)
-	if !slices.Equal(keys(ran3), keys(running)) {
-		t.Errorf("after stale recovery the worker ran %d jobs; want exactly the %d left running", len(ran3), len(running))
-	}
-	recovered := 0
-	for _, l := range log3 {
+	recovered, recoveredAt := 0, -1
+	for i, l := range log2 {
 		if l.Event == "job.recovered" {
 			recovered += l.Count
+			if recoveredAt < 0 {
+				recoveredAt = i
+			}
+		}
+		if l.Event == "job.completed" && running[l.ID] && (recoveredAt < 0 || l.Attempt != 2) {
+			t.Errorf("job %s, claimed by the killed worker, ran as attempt %d before any lease was recovered", l.ID, l.Attempt)
 		}
 	}
 	if recovered != len(running) {
 		t.Errorf("job.recovered count %d; want %d", recovered, len(running))
+	}
+	if took > time.Minute {
+		t.Errorf("the restarted worker took %v; want the dead worker's jobs done within a minute", took)
 	}
 
 	final := ws.rows(t, worker.TopicSleep)
@@ -142,13 +148,14 @@ func TestKilledWorkerLosesNoJob(t *testing.T) {
 		if r.State != queue.StateDone || r.Attempt != want {
 			t.Errorf("job %s: %s after %d attempts; want done after %d", id, r.State, r.Attempt, want)
 		}
-		if runs := len(ran1[id]) + len(ran2[id]) + len(ran3[id]); runs == 0 || runs > want {
+		if runs := len(ran1[id]) + len(ran2[id]); runs == 0 || runs > want {
 			t.Errorf("job %s logged completed %d times; want 1..%d", id, runs, want)
 		}
-		if running[id] && (len(ran3[id]) != 1 || ran3[id][0] != 2) {
-			t.Errorf("job %s re-ran with attempts %v; want [2]", id, ran3[id])
+		if running[id] && (len(ran2[id]) != 1 || ran2[id][0] != 2) {
+			t.Errorf("job %s re-ran with attempts %v; want [2]", id, ran2[id])
 		}
 	}
+	t.Logf("the restarted worker finished everything in %v (lease %d s)", took.Round(time.Millisecond), testLease)
 }
 
 // 2. Two `worker --once` started together: one runs the jobs, the other

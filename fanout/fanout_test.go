@@ -127,7 +127,7 @@ func drain(t *testing.T, db *sqlite.DB) map[string]*queue.Job {
 	t.Helper()
 	out := map[string]*queue.Job{}
 	for {
-		js, err := db.Queue().Claim(ctx, nil, queue.MaxBatch)
+		js, err := db.Queue().Claim(ctx, nil, queue.MaxBatch, queue.DefaultLease)
 		if err != nil {
 			t.Fatalf("DequeueBatch: %v", err)
 		}

@@ -52,9 +52,12 @@ func (r *Renderer) Article(markdown string) Result {
 
 // markdown returns the goldmark instance, building it on first use. GFM
 // tables, strikethrough, task lists and footnotes come from murlog's own
-// plug-ins (gfm_*.go) rather than goldmark/extension, whose package
-// initialisation would cost every CGI request; bare URLs and e-mail
-// addresses are linked after sanitizing, by linkifyHTML.
+// plug-ins (gfm_*.go) rather than goldmark/extension: linking it costs
+// every CGI process 0.5–1 ms (its package initialisation builds regular
+// expressions and attribute filters), and its output differs from
+// GitHub's where ours does not (docs/benchmarks.md, "Fixes (issue 15)";
+// TestOwnGFMAgainstGoldmarkExtensions pins the differences). Bare URLs
+// and e-mail addresses are linked after sanitizing, by linkifyHTML.
 func (r *Renderer) markdown() goldmark.Markdown {
 	r.mdOnce.Do(func() {
 		r.md = goldmark.New(

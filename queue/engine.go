@@ -16,10 +16,18 @@ type Engine interface {
 	// returns how many it inserted per topic.
 	Insert(ctx context.Context, jobs []Job) (map[string]int, error)
 	// Claim marks up to max runnable jobs (on topics, all when empty)
-	// running with their attempt incremented and returns them in claim
-	// order (priority, then age); none when nothing is runnable. It never
-	// blocks, and two claims never return the same job.
-	Claim(ctx context.Context, topics []string, max int) ([]*Job, error)
+	// running with their attempt incremented and a lease of lease from
+	// now, and returns them in claim order (priority, then age); none when
+	// nothing is runnable. It never blocks, and two claims never return
+	// the same job.
+	Claim(ctx context.Context, topics []string, max int, lease time.Duration) ([]*Job, error)
+	// Extend renews the leases of claimed jobs to lease from now. Like a
+	// settlement it is fenced by Job.ID and Job.Attempt: held reports, per
+	// job, whether it was still running under that attempt (false: it was
+	// recovered, claimed again or finished). A lease that ran out may be
+	// renewed while nobody recovered its job, or not; the caller treats
+	// false as lost either way.
+	Extend(ctx context.Context, jobs []*Job, lease time.Duration) (held []bool, err error)
 	// Settle records outcomes. A settlement applies only while its job is
 	// still running under the same attempt (Job.ID and Job.Attempt fence
 	// out a late worker whose job was recovered and claimed again);
@@ -46,7 +54,7 @@ type Settlement struct {
 }
 
 // EngineInspector is the inspection an engine answers: Inspector without
-// RecoverStale, which Managed builds from Stale and Settle so that
+// RecoverExpired, which Managed builds from Expired and Settle so that
 // abandoned jobs follow their topic's policy like any failure.
 type EngineInspector interface {
 	Counts(ctx context.Context) ([]Count, error)
@@ -55,10 +63,10 @@ type EngineInspector interface {
 	Retry(ctx context.Context, id string) error
 	Dismiss(ctx context.Context, id string) error
 	Cleanup(ctx context.Context, before time.Time) (int, error)
-	// Stale returns up to limit jobs running since before now-olderThan
-	// (ID, Topic, Attempt and MaxAttempts are enough; payloads may be
+	// Expired returns up to limit running jobs whose lease ran out before
+	// now (ID, Topic, Attempt and MaxAttempts are enough; payloads may be
 	// left out).
-	Stale(ctx context.Context, olderThan time.Duration, limit int) ([]*Job, error)
+	Expired(ctx context.Context, limit int) ([]*Job, error)
 }
 
 // Counters stores metric deltas (Sample values added to the stored

@@ -28,9 +28,16 @@ func (s State) Valid() bool {
 // CompletedRetention is how long done jobs are kept for inspection.
 const CompletedRetention = 7 * 24 * time.Hour
 
-// StaleAfter is how long a job may stay running before it is presumed
-// abandoned (a CGI worker killed by the host) and made runnable again.
-const StaleAfter = 5 * time.Minute
+// DefaultLease is how long a claim holds a job unless the worker renews
+// it: a job whose worker died (killed by the host, out of memory) is
+// claimable again about a minute later. Workers renew every RenewEvery of
+// the lease, so a live worker keeps a job however long its handler runs.
+const DefaultLease = time.Minute
+
+// RenewEvery returns how often a worker renews the leases it holds: twice
+// per lease, so one renewal may fail (a busy database) without the lease
+// running out.
+func RenewEvery(lease time.Duration) time.Duration { return lease / 2 }
 
 // Info is a job as the owner inspects it.
 type Info struct {
@@ -38,6 +45,9 @@ type Info struct {
 	State      State
 	StartedAt  *time.Time
 	FinishedAt *time.Time
+	// LeaseUntil is when a running job's claim runs out unless renewed
+	// (nil for a job that is not running).
+	LeaseUntil *time.Time
 }
 
 // Count is the number of jobs of one topic in one state.
@@ -69,9 +79,10 @@ type Inspector interface {
 	Retry(ctx context.Context, id string) error
 	// Dismiss deletes a dead job.
 	Dismiss(ctx context.Context, id string) error
-	// RecoverStale makes jobs running longer than olderThan runnable again
-	// (their attempt stays counted; past MaxAttempts they go dead).
-	RecoverStale(ctx context.Context, olderThan time.Duration) (int, error)
+	// RecoverExpired makes running jobs whose lease ran out runnable
+	// again (their attempt stays counted; past MaxAttempts they go dead):
+	// their worker died or lost touch with the queue.
+	RecoverExpired(ctx context.Context) (int, error)
 	// Cleanup deletes done jobs finished before the cutoff.
 	Cleanup(ctx context.Context, before time.Time) (int, error)
 }

@@ -20,6 +20,9 @@ type Options struct {
 	// Poll is how often a blocked Dequeue looks for work it was not woken
 	// for (jobs enqueued by another process, or coming due); 1 s when 0.
 	Poll time.Duration
+	// Lease is how long a claim holds a job unless renewed; DefaultLease
+	// when 0.
+	Lease time.Duration
 }
 
 // Managed is a Queue (and an Inspector) over an Engine: what every queue
@@ -29,11 +32,12 @@ type Options struct {
 // counts enqueues, finished runs, dead letters and durations once each,
 // for the runs whose settlement applied. It is safe for concurrent use.
 type Managed struct {
-	e    Engine
-	in   EngineInspector // nil when the engine cannot inspect
-	c    Counters        // nil: not counted
-	ps   Policies
-	poll time.Duration
+	e     Engine
+	in    EngineInspector // nil when the engine cannot inspect
+	c     Counters        // nil: not counted
+	ps    Policies
+	poll  time.Duration
+	lease time.Duration
 }
 
 var (
@@ -43,7 +47,10 @@ var (
 
 // New returns the queue over e.
 func New(e Engine, o Options) *Managed {
-	m := &Managed{e: e, c: o.Counters, ps: o.Policies, poll: o.Poll}
+	m := &Managed{e: e, c: o.Counters, ps: o.Policies, poll: o.Poll, lease: o.Lease}
+	if m.lease <= 0 {
+		m.lease = DefaultLease
+	}
 	m.in, _ = e.(EngineInspector)
 	if m.c == nil {
 		m.c, _ = e.(Counters)
@@ -110,14 +117,25 @@ func (m *Managed) DequeueBatch(ctx context.Context, topics []string, max int) ([
 	if max <= 0 {
 		return nil, nil
 	}
-	return m.e.Claim(ctx, topics, max)
+	return m.e.Claim(ctx, topics, max, m.lease)
 }
 
 // Dequeue implements Queue: it claims one job, waiting for the engine's
 // wake-up or Poll.
 func (m *Managed) Dequeue(ctx context.Context, topics []string) (*Job, error) {
-	return PollDequeue(ctx, m.e.Claim, topics, m.e.Woken(), m.poll)
+	return PollDequeue(ctx, m.DequeueBatch, topics, m.e.Woken(), m.poll)
 }
+
+// Renew implements Queue.
+func (m *Managed) Renew(ctx context.Context, js []*Job) ([]bool, error) {
+	if len(js) == 0 {
+		return nil, nil
+	}
+	return m.e.Extend(ctx, js, m.lease)
+}
+
+// Lease implements Queue.
+func (m *Managed) Lease() time.Duration { return m.lease }
 
 // Ack implements Queue.
 func (m *Managed) Ack(ctx context.Context, j *Job, r Result) error {
@@ -244,19 +262,19 @@ func (m *Managed) Cleanup(ctx context.Context, before time.Time) (int, error) {
 // staleChunk bounds the abandoned jobs settled at once.
 const staleChunk = 500
 
-// RecoverStale implements Inspector: each job running longer than
-// olderThan is runnable again with its attempt counted, or — when that
-// was its last attempt by its topic's policy — a dead letter. The
-// settlements are fenced like acks, so a worker that was only slow and
-// acks meanwhile wins.
-func (m *Managed) RecoverStale(ctx context.Context, olderThan time.Duration) (int, error) {
+// RecoverExpired implements Inspector: each running job whose lease ran
+// out is runnable again with its attempt counted, or — when that was its
+// last attempt by its topic's policy — a dead letter. The settlements are
+// fenced like acks, so a worker that was only slow and acks meanwhile
+// wins; once recovered, the slow worker's ack and renewal are refused.
+func (m *Managed) RecoverExpired(ctx context.Context) (int, error) {
 	in, err := m.inspector()
 	if err != nil {
 		return 0, err
 	}
 	total := 0
 	for {
-		js, err := in.Stale(ctx, olderThan, staleChunk)
+		js, err := in.Expired(ctx, staleChunk)
 		if err != nil || len(js) == 0 {
 			return total, err
 		}

@@ -10,7 +10,11 @@
 //
 // Delivery is at least once. Job.ID (a UUIDv7 chosen by the producer) is
 // the idempotency key: enqueueing an ID that exists is a no-op, and
-// handlers must tolerate running twice.
+// handlers must tolerate running twice. A claim holds its job for a lease
+// (DefaultLease) that the worker renews while the job runs; a job whose
+// lease runs out is recovered and claimed again, so a crashed worker's
+// jobs wait about a lease, and the runs repeated after a crash are the
+// jobs it held.
 package queue
 
 import (
@@ -111,6 +115,14 @@ type Queue interface {
 	// DequeueBatch claims up to max runnable jobs without blocking; it
 	// returns none when nothing is runnable.
 	DequeueBatch(ctx context.Context, topics []string, max int) ([]*Job, error)
+	// Renew extends the leases of claimed jobs by the queue's Lease from
+	// now. held reports, per job, whether the claim is still this one's:
+	// false means its lease ran out and the job was (or may be) handed to
+	// another worker — stop working on it and do not ack it.
+	Renew(ctx context.Context, jobs []*Job) (held []bool, err error)
+	// Lease is how long a claim holds a job unless renewed; workers renew
+	// every RenewEvery(Lease()).
+	Lease() time.Duration
 	// Ack records the outcome of a claimed job.
 	Ack(ctx context.Context, job *Job, r Result) error
 	// AckBatch records many outcomes at once (one transaction where the

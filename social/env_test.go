@@ -88,7 +88,7 @@ func (e *env) post(p *murlog.Persona, vis murlog.Visibility) *murlog.Post {
 // jobs claims every queued job of topic and decodes their payloads.
 func jobs[T any](e *env, topic string) []T {
 	e.t.Helper()
-	js, err := e.db.Queue().Claim(ctx, []string{topic}, 100)
+	js, err := e.db.Queue().Claim(ctx, []string{topic}, 100, time.Minute)
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -62,7 +62,10 @@ type Options struct {
 	// Wake signals that jobs were enqueued in this process; the resident
 	// loop then claims at once instead of waiting for Poll.
 	Wake <-chan struct{}
-	Poll time.Duration // resident idle poll; 1 s when 0
+	// Poll is how often an idle worker looks for work it was not woken
+	// for: the resident loop, and a --once worker awaiting leases; 1 s
+	// when 0.
+	Poll time.Duration
 	// ShutdownGrace is how long running jobs may finish after the
 	// context ends before they are cancelled.
 	ShutdownGrace time.Duration
@@ -75,6 +78,10 @@ type Options struct {
 	// the time it runs. Each must give the same id for the same period,
 	// so that any number of workers schedule it once per period.
 	Periodic []func(time.Time) queue.Job
+	// Clock times lease renewals and tells when others' leases ran out;
+	// real time when nil. It must agree with the queue's clock (the
+	// leases are stamped by it).
+	Clock Clock
 }
 
 // Worker runs jobs from a queue.
@@ -108,6 +115,9 @@ func New(o Options) *Worker {
 	if o.Registry == nil {
 		o.Registry = NewRegistry()
 	}
+	if o.Clock == nil {
+		o.Clock = realClock{}
+	}
 	return &Worker{o: o}
 }
 
@@ -128,6 +138,11 @@ const OnceLifetime = 5 * time.Minute
 
 // RunOnce is `murlog worker --once`: maintenance, then RunBatch(20 jobs,
 // 30 s) in a loop until a batch finds nothing or lifetime has passed.
+// When a batch finds nothing while jobs are running that it does not hold
+// — under the worker lock, most likely a killed worker's — it waits for
+// the first of their leases to run out (when that is within lifetime),
+// recovers them and goes on: a worker spawned after a crash finishes the
+// crashed one's jobs rather than leaving them to the next visit.
 func (w *Worker) RunOnce(ctx context.Context, lifetime time.Duration) (int, error) {
 	start := time.Now()
 	if err := w.Maintain(ctx); err != nil {
@@ -138,37 +153,28 @@ func (w *Worker) RunOnce(ctx context.Context, lifetime time.Duration) (int, erro
 		remaining := lifetime - time.Since(start)
 		n, err := w.RunBatch(ctx, 20, min(30*time.Second, remaining))
 		total += n
-		if err != nil || n == 0 || ctx.Err() != nil {
+		if err != nil || ctx.Err() != nil {
 			return total, err
+		}
+		if n == 0 {
+			more, err := w.awaitLeases(ctx, start.Add(lifetime))
+			if err != nil || !more {
+				return total, err
+			}
 		}
 	}
 	return total, nil
 }
 
-// Run is the resident loop: it claims whenever slots are free and jobs are
-// runnable, waking at once when jobs are enqueued in this process, and
-// runs maintenance every minute. When ctx ends it stops claiming, lets
-// running jobs finish within ShutdownGrace, cancels the rest, and returns
-// with no job left running.
-func (w *Worker) Run(ctx context.Context) error {
-	r := w.newRun(ctx, DefaultMaxConcurrency, true)
-	_, err := r.loop()
-	return err
-}
-
-// Maintain recovers jobs left running by a dead worker and schedules the
-// hourly clean-up (an idempotent job id per hour, so any number of
-// workers schedule it once).
+// Maintain recovers jobs whose leases ran out (their worker died) and
+// schedules the hourly clean-up (an idempotent job id per hour, so any
+// number of workers schedule it once).
 func (w *Worker) Maintain(ctx context.Context) error {
 	if w.o.Inspector == nil {
 		return nil
 	}
-	n, err := w.o.Inspector.RecoverStale(ctx, queue.StaleAfter)
-	if err != nil {
+	if _, err := w.recoverExpired(ctx); err != nil {
 		return err
-	}
-	if n > 0 {
-		w.o.Logger.Info("job.recovered", "svc", w.o.Svc, "queue.provider", w.o.Queue.Provider(), "count", n)
 	}
 	now := time.Now()
 	jobs := []queue.Job{CleanupJob(now)}
@@ -205,12 +211,25 @@ type run struct {
 	done     []string // ids to record in the ledger before acking
 	finished int
 	lastMnt  time.Time
+
+	// held are the claims this run holds — ready, running, or finished
+	// with the ack not yet flushed — whose leases it renews; a running
+	// job's entry cancels its handler when the lease is lost.
+	held      map[*queue.Job]context.CancelCauseFunc
+	lost      map[*queue.Job]bool // running jobs whose lease was lost: their results are not acked
+	renewEach time.Duration
+	renewAt   time.Time // on the worker's clock
+	renewC    <-chan time.Time
 }
 
 func (w *Worker) newRun(ctx context.Context, claimSize int, resident bool) *run {
 	jobCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	return &run{w: w, ctx: ctx, jobCtx: jobCtx, cancel: cancel, claimSize: claimSize, resident: resident,
-		results: make(chan outcome, DefaultMaxConcurrency*2), lastMnt: time.Now(), running: map[string]int{}}
+	r := &run{w: w, ctx: ctx, jobCtx: jobCtx, cancel: cancel, claimSize: claimSize, resident: resident,
+		results: make(chan outcome, DefaultMaxConcurrency*2), lastMnt: time.Now(), running: map[string]int{},
+		held: map[*queue.Job]context.CancelCauseFunc{}, lost: map[*queue.Job]bool{},
+		renewEach: queue.RenewEvery(w.o.Queue.Lease())}
+	r.scheduleRenewal()
+	return r
 }
 
 func (r *run) claiming() bool {
@@ -287,7 +306,9 @@ func (r *run) loop() (int, error) {
 			r.running[j.Topic]++
 			r.inflight++
 			r.sinceEv++
-			go r.execute(j)
+			jctx, cancel := context.WithCancelCause(r.jobCtx)
+			r.held[j] = cancel
+			go r.execute(jctx, cancel, j)
 		}
 		if r.inflight == 0 {
 			r.flushOrLog()
@@ -299,6 +320,7 @@ func (r *run) loop() (int, error) {
 			}
 			if r.resident {
 				r.maintain()
+				r.renewDue()
 				r.wait()
 				r.reevaluate()
 				continue
@@ -323,6 +345,8 @@ func (r *run) loop() (int, error) {
 		case <-ackC:
 			ackTimer = nil
 			r.flushOrLog()
+		case <-r.renewC:
+			r.renew()
 		case <-stop:
 			// Stop claiming; give running jobs the grace period.
 			stopping = true
@@ -415,6 +439,7 @@ func (r *run) claim(n int) (int, error) {
 		}
 	}
 	for _, j := range js {
+		r.held[j] = nil // renewed until its ack is flushed
 		if seen[j.ID] {
 			r.acks = append(r.acks, queue.Ack{Job: j, Result: queue.Result{Status: queue.Success}})
 			r.logJob(j, "job.skipped", 0, nil, slog.String("reason", "already run (seen in another queue)"))
@@ -425,9 +450,11 @@ func (r *run) claim(n int) (int, error) {
 	return len(js), nil
 }
 
-// execute runs one job in its own goroutine. A panic is caught and fails
-// the job with the panic text; the loop goes on.
-func (r *run) execute(j *queue.Job) {
+// execute runs one job in its own goroutine under jctx, which the loop
+// cancels when the job's lease is lost. A panic is caught and fails the
+// job with the panic text; the loop goes on.
+func (r *run) execute(jctx context.Context, jcancel context.CancelCauseFunc, j *queue.Job) {
+	defer jcancel(nil)
 	start := time.Now()
 	res := queue.Result{}
 	func() {
@@ -444,7 +471,7 @@ func (r *run) execute(j *queue.Job) {
 			return
 		}
 		pol := h.pol
-		ctx, cancel := context.WithTimeout(jobContext(r.jobCtx, j), pol.Timeout)
+		ctx, cancel := context.WithTimeout(jobContext(jctx, j), pol.Timeout)
 		defer cancel()
 		err := h.fn(ctx, j)
 		switch {
@@ -466,9 +493,16 @@ func (r *run) execute(j *queue.Job) {
 	r.results <- outcome{job: j, res: res}
 }
 
-// record queues the ack for a finished job and logs it.
+// record queues the ack for a finished job and logs it. A job whose
+// lease was lost while it ran is not acked: another worker may be running
+// it, and its outcome is that worker's to record.
 func (r *run) record(o outcome) {
 	j, res := o.job, o.res
+	if r.lost[j] {
+		delete(r.lost, j)
+		return
+	}
+	r.held[j] = nil // its handler is done; renewed until the ack lands
 	r.acks = append(r.acks, queue.Ack{Job: j, Result: res})
 	if res.Status == queue.Success {
 		r.done = append(r.done, j.ID)
@@ -498,9 +532,9 @@ func (r *run) record(o outcome) {
 }
 
 // flushOrLog flushes and logs a failure. A failed flush never stops the
-// worker: the jobs it could not ack stay running and stale recovery hands
-// them out again (at least once, never lost), so a database that is busy
-// for a moment costs a retry, not the worker.
+// worker: the jobs it could not ack stay running until their leases run
+// out and recovery hands them out again (at least once, never lost), so a
+// database that is busy for a moment costs a retry, not the worker.
 func (r *run) flushOrLog() {
 	if err := r.flush(); err != nil {
 		r.w.o.Logger.Error("worker.ack_failed", "svc", r.w.o.Svc, "queue.provider", r.w.o.Queue.Provider(), "err", err.Error())
@@ -513,9 +547,16 @@ func (r *run) flush() error {
 		return nil
 	}
 	ctx := context.WithoutCancel(r.ctx) // acks must land even during shutdown
+	// Acked or not, these claims are no longer renewed: a job whose ack
+	// failed is recovered once its lease runs out.
+	defer func() {
+		for _, a := range r.acks {
+			delete(r.held, a.Job)
+		}
+		r.acks, r.done = r.acks[:0], r.done[:0]
+	}()
 	if r.w.o.Ledger != nil && len(r.done) > 0 {
 		if err := r.w.o.Ledger.Done(ctx, r.done); err != nil {
-			r.acks, r.done = r.acks[:0], r.done[:0]
 			return fmt.Errorf("record finished jobs: %w", err)
 		}
 	}
@@ -526,9 +567,8 @@ func (r *run) flush() error {
 		}
 		time.Sleep(time.Duration(attempt+1) * 50 * time.Millisecond)
 	}
-	// On failure the jobs stay running and stale recovery hands them out
-	// again: at least once, never lost.
-	r.acks, r.done = r.acks[:0], r.done[:0]
+	// On failure the jobs stay running until their leases run out, and
+	// recovery hands them out again: at least once, never lost.
 	return err
 }
 

@@ -46,8 +46,8 @@ type Drained struct {
 // the dual-written copies to has already, which the worker's ledger then
 // skips if they ran on the old side) and acks it done on from; it waits
 // for jobs still running on from (a worker finishing what it claimed
-// before the switch, acked there through the Switch), recovering them if
-// they are stale; and it copies the scheduled ones. insp inspects from.
+// before the switch, acked there through the Switch), recovering them once
+// their leases run out; and it copies the scheduled ones. insp inspects from.
 //
 // A moved job starts over on to with a fresh attempt count. Enqueueing on
 // to before acking on from means a crash in between leaves the job on both
@@ -105,9 +105,10 @@ func Drain(ctx context.Context, from queue.Queue, insp queue.Inspector, to queue
 				return d, err
 			}
 			if running > 0 {
-				// A worker that died holding jobs never acks them; stale
-				// recovery makes them runnable, and then they are moved.
-				if _, err := insp.RecoverStale(ctx, queue.StaleAfter); err != nil {
+				// A worker that died holding jobs never acks them; once
+				// their leases run out recovery makes them runnable, and
+				// then they are moved.
+				if _, err := insp.RecoverExpired(ctx); err != nil {
 					return d, err
 				}
 			}
@@ -133,8 +134,8 @@ func move(ctx context.Context, from, to queue.Queue, js []*queue.Job) error {
 		c.RunAt, c.Delay, c.Attempt = time.Time{}, 0, 0
 		copies[i] = c
 	}
-	// Acks land even when ctx ends: a job left claimed waits for stale
-	// recovery.
+	// Acks land even when ctx ends: a job left claimed waits until its
+	// lease runs out and it is recovered.
 	actx := context.WithoutCancel(ctx)
 	if err := to.EnqueueBatch(ctx, copies); err != nil {
 		// Hand them back unmoved, pending on from for the next drain.
@@ -142,7 +143,7 @@ func move(ctx context.Context, from, to queue.Queue, js []*queue.Job) error {
 			from.AckBatch(actx, acksOf(js, queue.Released)))
 	}
 	if err := from.AckBatch(actx, acksOf(js, queue.Success)); err != nil {
-		// They are on to already; once recovered as stale on from, the
+		// They are on to already; once their leases run out on from, the
 		// next drain moves them again, a no-op on to.
 		return fmt.Errorf("migrate: drain: ack on %s: %w", from.Provider(), err)
 	}

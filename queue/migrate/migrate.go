@@ -65,6 +65,12 @@ func (d *dualWrite) AckBatch(ctx context.Context, acks []queue.Ack) error {
 	return d.p.AckBatch(ctx, acks)
 }
 
+func (d *dualWrite) Renew(ctx context.Context, js []*queue.Job) ([]bool, error) {
+	return d.p.Renew(ctx, js)
+}
+
+func (d *dualWrite) Lease() time.Duration { return d.p.Lease() }
+
 // HealthCheck fails when either queue fails: a broken secondary refuses
 // every enqueue, so the pair is not usable.
 func (d *dualWrite) HealthCheck(ctx context.Context) error {
@@ -117,12 +123,12 @@ func (d *dualWrite) Dismiss(ctx context.Context, id string) error {
 	return in.Dismiss(ctx, id)
 }
 
-func (d *dualWrite) RecoverStale(ctx context.Context, olderThan time.Duration) (int, error) {
+func (d *dualWrite) RecoverExpired(ctx context.Context) (int, error) {
 	in, err := inspector(d.p)
 	if err != nil {
 		return 0, err
 	}
-	return in.RecoverStale(ctx, olderThan)
+	return in.RecoverExpired(ctx)
 }
 
 func (d *dualWrite) Cleanup(ctx context.Context, before time.Time) (int, error) {
@@ -203,7 +209,7 @@ const (
 //
 // Whenever a secondary is set the result is a Switch, even with one side
 // idle, so that it fences reads at start-up against jobs still running on
-// the other side and stale recovery and clean-up cover both.
+// the other side and recovery of expired leases and clean-up cover both.
 func FromConfig(primary, secondary queue.Queue, dualWrite bool, readFrom string) (queue.Queue, error) {
 	if primary == nil {
 		return nil, murlog.Invalid("queue", "no primary queue")

@@ -48,15 +48,14 @@ func (s Side) other() Side { return 1 - s }
 // then release the new side). The fence lifts anyway after FenceLimit.
 //
 // Switch implements queue.Inspector: the read side answers, except that
-// stale recovery and clean-up run on both sides. It is safe for
+// recovery of expired leases and clean-up run on both sides. It is safe for
 // concurrent use. Poll and FenceLimit are set before first use.
 type Switch struct {
 	// Poll is how often a blocked Dequeue looks for work it was not woken
 	// for; 1 s when 0.
 	Poll time.Duration
 	// FenceLimit bounds how long reads wait for jobs still running on the
-	// side left behind; queue.StaleAfter when 0, the age at which the
-	// queue itself presumes a running job abandoned.
+	// side left behind; DefaultFenceLimit when 0.
 	FenceLimit time.Duration
 
 	q     [2]queue.Queue
@@ -84,6 +83,12 @@ type fence struct {
 }
 
 const singleBit = 2
+
+// DefaultFenceLimit is how long reads wait, at most, for jobs still
+// running on the side left behind: a live worker renews its leases, so
+// they can stay running for as long as their handlers take (each bounded
+// by its topic's timeout); a dead worker's are recovered within a lease.
+const DefaultFenceLimit = 5 * time.Minute
 
 var (
 	_ queue.Queue     = (*Switch)(nil)
@@ -212,7 +217,7 @@ func (s *Switch) fenceLimit() time.Duration {
 	if s.FenceLimit > 0 {
 		return s.FenceLimit
 	}
-	return queue.StaleAfter
+	return DefaultFenceLimit
 }
 
 // fenced reports whether reads must still wait for the side left behind,
@@ -306,6 +311,44 @@ func (s *Switch) AckBatch(ctx context.Context, acks []queue.Ack) error {
 	return nil
 }
 
+// Renew implements queue.Queue: each job's lease is renewed on the side
+// it was claimed from, as its ack will be.
+func (s *Switch) Renew(ctx context.Context, js []*queue.Job) ([]bool, error) {
+	held := make([]bool, len(js))
+	var idx [2][]int
+	read, _ := s.state()
+	s.cmu.Lock()
+	for i, j := range js {
+		side, ok := s.claims[j]
+		if !ok {
+			side = read
+		}
+		idx[side] = append(idx[side], i)
+	}
+	s.cmu.Unlock()
+	for side, is := range idx {
+		if len(is) == 0 {
+			continue
+		}
+		sub := make([]*queue.Job, len(is))
+		for k, i := range is {
+			sub[k] = js[i]
+		}
+		h, err := s.q[side].Renew(ctx, sub)
+		if err != nil {
+			return nil, fmt.Errorf("migrate: renew on the %s queue: %w", Side(side), err)
+		}
+		for k, i := range is {
+			held[i] = h[k]
+		}
+	}
+	return held, nil
+}
+
+// Lease implements queue.Queue: the shorter of the two sides' leases, so
+// a worker renews often enough for either.
+func (s *Switch) Lease() time.Duration { return min(s.q[Old].Lease(), s.q[New].Lease()) }
+
 // HealthCheck implements queue.Queue: the read side, and the other side
 // too while it is written.
 func (s *Switch) HealthCheck(ctx context.Context) error {
@@ -370,11 +413,11 @@ func (s *Switch) Dismiss(ctx context.Context, id string) error {
 	return in.Dismiss(ctx, id)
 }
 
-// RecoverStale implements queue.Inspector on both sides: a job left
+// RecoverExpired implements queue.Inspector on both sides: a job left
 // running on the side no longer read would hold the fence and Drain until
 // recovered.
-func (s *Switch) RecoverStale(ctx context.Context, olderThan time.Duration) (int, error) {
-	return s.both(func(in queue.Inspector) (int, error) { return in.RecoverStale(ctx, olderThan) })
+func (s *Switch) RecoverExpired(ctx context.Context) (int, error) {
+	return s.both(func(in queue.Inspector) (int, error) { return in.RecoverExpired(ctx) })
 }
 
 // Cleanup implements queue.Inspector on both sides: both collect done jobs

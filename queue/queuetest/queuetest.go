@@ -22,10 +22,17 @@ import (
 	"github.com/murlog/murlog/queue"
 )
 
-// Clock is a settable time source shared by the test and the adapter.
+// Clock is a settable time source shared by the test and the adapter
+// (and a worker: its After fires when Add moves the clock past it).
 type Clock struct {
-	mu sync.Mutex
-	t  time.Time
+	mu      sync.Mutex
+	t       time.Time
+	waiters []waiter
+}
+
+type waiter struct {
+	at time.Time
+	c  chan time.Time
 }
 
 // NewClock starts at a fixed instant.
@@ -34,8 +41,38 @@ func NewClock() *Clock { return &Clock{t: time.Date(2026, 4, 10, 12, 0, 0, 0, ti
 // Now returns the current test time.
 func (c *Clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 
-// Add moves the clock forward.
-func (c *Clock) Add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
+// Add moves the clock forward, firing the After channels it passes.
+func (c *Clock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+	kept := c.waiters[:0]
+	for _, w := range c.waiters {
+		if w.at.After(c.t) {
+			kept = append(kept, w)
+			continue
+		}
+		w.c <- c.t
+	}
+	c.waiters = kept
+}
+
+// After returns a channel that receives once the clock reaches now+d.
+func (c *Clock) After(d time.Duration) <-chan time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch := make(chan time.Time, 1)
+	if d <= 0 {
+		ch <- c.t
+		return ch
+	}
+	c.waiters = append(c.waiters, waiter{at: c.t.Add(d), c: ch})
+	return ch
+}
+
+// Waiting returns how many After channels have not fired yet: a test
+// advances the clock once the code under test waits on it.
+func (c *Clock) Waiting() int { c.mu.Lock(); defer c.mu.Unlock(); return len(c.waiters) }
 
 // Subject is what an adapter hands the suite.
 type Subject interface {
@@ -79,14 +116,15 @@ func Run(t *testing.T, open Opener) {
 		{"DeadLettersRetryAndDismiss", testDeadLetters, nil},
 		{"ReleasedIsNotCounted", testReleased, nil},
 		{"LateAckIsFenced", testFencing, nil},
-		{"StaleRecovery", testStale, nil},
+		{"LeaseRunsOut", testLeaseRunsOut, nil},
+		{"RenewedLeaseHolds", testRenewedLease, nil},
 		{"ClaimsAreExclusive", testExclusive, nil},
 		{"DequeueBlocksUntilEnqueue", testBlocking, nil},
 		{"CleanupKeepsRecent", testCleanup, nil},
 		{"ListAndCounts", testList, nil},
 		{"TraceFromContext", testTrace, nil},
 		{"PolicyOfTheTopic", testPolicyOfTopic, nil},
-		{"StaleFollowsThePolicy", testStalePolicy, nil},
+		{"ExpiredFollowsThePolicy", testExpiredPolicy, nil},
 		{"CountsEachRunOnce", nil, testCounts},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -345,11 +383,11 @@ func testReleased(t *testing.T, q Subject, c *Clock) {
 func testFencing(t *testing.T, q Subject, c *Clock) {
 	must(t, q.Enqueue(ctx, job("x")))
 	slow := claim(t, q, 1)[0]
-	c.Add(queue.StaleAfter + time.Second)
-	n, err := q.RecoverStale(ctx, queue.StaleAfter)
+	c.Add(q.Lease() + time.Second)
+	n, err := q.RecoverExpired(ctx)
 	must(t, err)
 	if n != 1 {
-		t.Fatalf("RecoverStale = %d; want 1", n)
+		t.Fatalf("RecoverExpired = %d; want 1", n)
 	}
 	again := claim(t, q, 1)[0]
 	// The first worker wakes up late and acks: nothing changes.
@@ -363,27 +401,102 @@ func testFencing(t *testing.T, q Subject, c *Clock) {
 	}
 }
 
-func testStale(t *testing.T, q Subject, c *Clock) {
+// testLeaseRunsOut: a claimed job whose lease is not renewed stays its
+// worker's until the lease runs out, then is claimable again with its
+// attempt counted; on its last attempt it goes dead instead.
+func testLeaseRunsOut(t *testing.T, q Subject, c *Clock) {
+	if q.Lease() != queue.DefaultLease {
+		t.Errorf("Lease = %v; want the default %v", q.Lease(), queue.DefaultLease)
+	}
 	j := job("x")
 	j.MaxAttempts = 2
 	must(t, q.Enqueue(ctx, j))
 	claim(t, q, 1)
-	c.Add(4 * time.Minute)
-	if n, _ := q.RecoverStale(ctx, queue.StaleAfter); n != 0 {
-		t.Errorf("RecoverStale at 4 minutes = %d; want 0", n)
+	if in := state(t, q, j.ID); in == nil || in.LeaseUntil == nil || !in.LeaseUntil.Equal(c.Now().Add(q.Lease())) {
+		t.Errorf("claimed job listed as %+v; want its lease until now + %v", in, q.Lease())
 	}
-	c.Add(2 * time.Minute)
-	if n, _ := q.RecoverStale(ctx, queue.StaleAfter); n != 1 {
-		t.Errorf("RecoverStale at 6 minutes = %d; want 1", n)
+	c.Add(q.Lease() - time.Second)
+	if n, _ := q.RecoverExpired(ctx); n != 0 {
+		t.Errorf("RecoverExpired a second before the lease runs out = %d; want 0", n)
+	}
+	if js := claim(t, q, 1); len(js) != 0 {
+		t.Errorf("a job under its lease was claimed again: %v", js)
+	}
+	c.Add(2 * time.Second)
+	if n, _ := q.RecoverExpired(ctx); n != 1 {
+		t.Errorf("RecoverExpired a second after the lease ran out = %d; want 1", n)
 	}
 	js := claim(t, q, 1)
 	if len(js) != 1 || js[0].Attempt != 2 || js[0].LastError == "" {
-		t.Fatalf("recovered job = %v; want it runnable with attempt counted (now 2) and a reason", js)
+		t.Fatalf("after its lease ran out claimed %v; want the job again with attempt 2 and a reason", js)
 	}
-	c.Add(6 * time.Minute)
-	q.RecoverStale(ctx, queue.StaleAfter)
+	c.Add(q.Lease() + time.Second)
+	q.RecoverExpired(ctx)
 	if in := state(t, q, j.ID); in.State != queue.StateDead {
-		t.Errorf("stale past its last attempt: %+v; want dead", in)
+		t.Errorf("lease ran out on its last attempt: %+v; want dead", in)
+	}
+}
+
+// testRenewedLease: a renewed lease holds the job past its first lease;
+// a claim whose lease ran out and whose job was claimed again is lost —
+// its renewal says so and its ack changes nothing — while the new claim's
+// outcome stands.
+func testRenewedLease(t *testing.T, q Subject, c *Clock) {
+	a, b := job("x"), job("x")
+	must(t, q.EnqueueBatch(ctx, []queue.Job{a, b}))
+	byID := map[string]*queue.Job{}
+	for _, j := range claim(t, q, 2) {
+		byID[j.ID] = j
+	}
+	ja, jb := byID[a.ID], byID[b.ID]
+	if ja == nil || jb == nil {
+		t.Fatalf("claimed %v; want both jobs", byID)
+	}
+	step := q.Lease() * 3 / 4
+	c.Add(step)
+	held, err := q.Renew(ctx, []*queue.Job{ja})
+	must(t, err)
+	if len(held) != 1 || !held[0] {
+		t.Fatalf("Renew of a job under its lease = %v; want [true]", held)
+	}
+	if in := state(t, q, a.ID); in.LeaseUntil == nil || !in.LeaseUntil.Equal(c.Now().Add(q.Lease())) {
+		t.Errorf("renewed job listed as %+v; want its lease until now + %v", in, q.Lease())
+	}
+	c.Add(step) // 1.5 leases after the claim: b's ran out, a's holds
+	n, err := q.RecoverExpired(ctx)
+	must(t, err)
+	if n != 1 {
+		t.Errorf("RecoverExpired = %d; want 1 (the job that was not renewed)", n)
+	}
+	again := claim(t, q, 10)
+	if len(again) != 1 || again[0].ID != b.ID || again[0].Attempt != 2 {
+		t.Fatalf("claimed %v; want only the job whose lease ran out, attempt 2", again)
+	}
+	held, err = q.Renew(ctx, []*queue.Job{ja, jb, again[0]})
+	must(t, err)
+	if len(held) != 3 || !held[0] || held[1] || !held[2] {
+		t.Errorf("Renew(renewed, lost, claimed again) = %v; want [true false true]", held)
+	}
+	// The worker that lost b finishes late: its outcome must not replace
+	// the new claim's.
+	must(t, q.Ack(ctx, jb, queue.Result{Status: queue.Dead, Err: errors.New("late")}))
+	if in := state(t, q, b.ID); in.State != queue.StateRunning || in.Attempt != 2 {
+		t.Errorf("the lost claim's ack changed the new claim's job: %+v", in)
+	}
+	must(t, q.Ack(ctx, again[0], queue.Result{Status: queue.Success}))
+	must(t, q.Ack(ctx, ja, queue.Result{Status: queue.Success}))
+	for _, id := range []string{a.ID, b.ID} {
+		if in := state(t, q, id); in.State != queue.StateDone {
+			t.Errorf("job %s after its live claim's ack: %+v; want done", id, in)
+		}
+	}
+	held, err = q.Renew(ctx, []*queue.Job{ja})
+	must(t, err)
+	if len(held) != 1 || held[0] {
+		t.Errorf("Renew of a finished job = %v; want [false]", held)
+	}
+	if held, err := q.Renew(ctx, nil); err != nil || len(held) != 0 {
+		t.Errorf("Renew(nil) = %v, %v; want nothing", held, err)
 	}
 }
 

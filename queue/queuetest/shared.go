@@ -128,9 +128,9 @@ func testPolicyOfTopic(t *testing.T, q Subject, c *Clock) {
 	}
 }
 
-// testStalePolicy: a job abandoned on its last attempt by its topic's
+// testExpiredPolicy: a job abandoned on its last attempt by its topic's
 // policy (not a limit of its own) goes dead; before that it runs again.
-func testStalePolicy(t *testing.T, q Subject, c *Clock) {
+func testExpiredPolicy(t *testing.T, q Subject, c *Clock) {
 	j := job(TopicSlow)
 	must(t, q.Enqueue(ctx, j))
 	for attempt := 1; attempt <= SlowPolicy.MaxAttempts; attempt++ {
@@ -138,11 +138,11 @@ func testStalePolicy(t *testing.T, q Subject, c *Clock) {
 		if len(js) != 1 || js[0].Attempt != attempt {
 			t.Fatalf("attempt %d: claimed %v", attempt, js)
 		}
-		c.Add(queue.StaleAfter + time.Second)
-		n, err := q.RecoverStale(ctx, queue.StaleAfter)
+		c.Add(q.Lease() + time.Second)
+		n, err := q.RecoverExpired(ctx)
 		must(t, err)
 		if n != 1 {
-			t.Fatalf("attempt %d: RecoverStale = %d; want 1", attempt, n)
+			t.Fatalf("attempt %d: RecoverExpired = %d; want 1", attempt, n)
 		}
 	}
 	if in := state(t, q, j.ID); in.State != queue.StateDead || in.LastError == "" {
@@ -152,7 +152,7 @@ func testStalePolicy(t *testing.T, q Subject, c *Clock) {
 
 // testCounts: enqueues count the jobs stored (not duplicates), and each
 // finished run counts once by result — a late ack that the fence refuses,
-// a release, and stale recovery to a retry count nothing.
+// a release, and recovery of an expired lease to a retry count nothing.
 func testCounts(t *testing.T, e env) {
 	q, c, n := e.q, e.c, e.n
 	a, b, d, r := job("m.a"), job("m.a"), job("m.b"), job("m.b")
@@ -197,14 +197,15 @@ func testCounts(t *testing.T, e env) {
 	if got := n.Get(queue.MetricDurationSum, "m.a", ""); got < 3.019 || got > 3.021 {
 		t.Errorf("duration sum of m.a = %v; want 3.02", got)
 	}
-	// Stale recovery: back to pending counts nothing; dead counts once.
+	// Recovery of an expired lease: back to pending counts nothing; dead
+	// counts once.
 	js := claim(t, q, 10) // the released job
 	if len(js) != 1 {
 		t.Fatalf("claimed %d; want the released job", len(js))
 	}
-	c.Add(queue.StaleAfter + time.Second)
-	if k, err := q.RecoverStale(ctx, queue.StaleAfter); err != nil || k != 1 {
-		t.Fatalf("RecoverStale = %d, %v; want 1", k, err)
+	c.Add(q.Lease() + time.Second)
+	if k, err := q.RecoverExpired(ctx); err != nil || k != 1 {
+		t.Fatalf("RecoverExpired = %d, %v; want 1", k, err)
 	}
 	must(t, q.Ack(ctx, js[0], queue.Result{Status: queue.Success})) // late: fenced
 	if got := n.Sum(queue.MetricProcessed); got != 3 {

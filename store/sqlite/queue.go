@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/queue"
@@ -161,9 +162,9 @@ func (q *Queue) Insert(ctx context.Context, js []queue.Job) (map[string]int, err
 }
 
 // Claim implements queue.Engine: due scheduled jobs are promoted and up to
-// max pending ones claimed, in one write transaction, which also carries
-// the metric deltas counted since the last write.
-func (q *Queue) Claim(ctx context.Context, topics []string, max int) ([]*queue.Job, error) {
+// max pending ones claimed with a lease, in one write transaction, which
+// also carries the metric deltas counted since the last write.
+func (q *Queue) Claim(ctx context.Context, topics []string, max int, lease time.Duration) ([]*queue.Job, error) {
 	if max <= 0 {
 		return nil, nil
 	}
@@ -185,7 +186,8 @@ func (q *Queue) Claim(ctx context.Context, topics []string, max int) ([]*queue.J
 			args = append(args, tp)
 		}
 		args = append(args, max)
-		rows, err := t.query(`UPDATE queue_jobs SET state = 'running', attempt = attempt + 1, started_at = ?
+		args = append([]any{micros(t.now.Add(lease))}, args...)
+		rows, err := t.query(`UPDATE queue_jobs SET state = 'running', attempt = attempt + 1, lease_until = ?, started_at = ?
 			WHERE id IN (SELECT id FROM queue_jobs WHERE `+where+` ORDER BY priority, id LIMIT ?)
 			RETURNING id, topic, payload, priority, run_at, attempt, max_attempts, headers, last_error, enqueued_at`, args...)
 		if err != nil {
@@ -207,6 +209,57 @@ func (q *Queue) Claim(ctx context.Context, topics []string, max int) ([]*queue.J
 	// RETURNING gives no order; claim order is priority, then age.
 	sortJobs(out)
 	return out, nil
+}
+
+// Extend implements queue.Engine: one statement per chunk, fenced like a
+// settlement by id, attempt and the running state.
+func (q *Queue) Extend(ctx context.Context, js []*queue.Job, lease time.Duration) ([]bool, error) {
+	held := make([]bool, len(js))
+	if len(js) == 0 {
+		return held, nil
+	}
+	err := q.db.Update(ctx, func(st store.Tx) error {
+		t := st.(*tx)
+		until := micros(t.now.Add(lease))
+		for start := 0; start < len(js); start += insertRows {
+			chunk := js[start:min(start+insertRows, len(js))]
+			args := []any{until}
+			for _, j := range chunk {
+				args = append(args, j.ID, j.Attempt)
+			}
+			rows, err := t.query("UPDATE queue_jobs SET lease_until = ? WHERE state = 'running' AND (id, attempt) IN (VALUES "+
+				strings.TrimSuffix(strings.Repeat("(?, ?),", len(chunk)), ",")+") RETURNING id, attempt", args...)
+			if err != nil {
+				return err
+			}
+			// By attempt too: a lost claim and the one that replaced it
+			// may be renewed in one call.
+			type claim struct {
+				id      string
+				attempt int
+			}
+			kept := map[claim]bool{}
+			for rows.Next() {
+				var c claim
+				if err := rows.Scan(&c.id, &c.attempt); err != nil {
+					rows.Close()
+					return mapErr(err)
+				}
+				kept[c] = true
+			}
+			if err := rows.Close(); err != nil {
+				return mapErr(err)
+			}
+			for i, j := range chunk {
+				held[start+i] = kept[claim{j.ID, j.Attempt}]
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return held, nil
 }
 
 func scanJob(sc interface{ Scan(...any) error }) (*queue.Job, error) {

@@ -73,7 +73,7 @@ func (q *Queue) List(ctx context.Context, lq queue.ListQuery) ([]*queue.Info, er
 	var out []*queue.Info
 	err := q.db.View(ctx, func(st store.Tx) error {
 		rows, err := st.(*tx).query(`SELECT id, topic, payload, priority, run_at, attempt, max_attempts, headers, last_error,
-			enqueued_at, state, started_at, finished_at FROM queue_jobs WHERE `+strings.Join(where, " AND ")+
+			enqueued_at, state, started_at, finished_at, CASE state WHEN 'running' THEN lease_until END FROM queue_jobs WHERE `+strings.Join(where, " AND ")+
 			` ORDER BY id DESC LIMIT ?`, args...)
 		if err != nil {
 			return err
@@ -83,13 +83,14 @@ func (q *Queue) List(ctx context.Context, lq queue.ListQuery) ([]*queue.Info, er
 			var in queue.Info
 			var runAt, enq int64
 			var headers string
-			var started, finished sql.NullInt64
+			var started, finished, lease sql.NullInt64
 			if err := rows.Scan(&in.ID, &in.Topic, &in.Payload, &in.Priority, &runAt, &in.Attempt, &in.MaxAttempts,
-				&headers, &in.LastError, &enq, &in.State, &started, &finished); err != nil {
+				&headers, &in.LastError, &enq, &in.State, &started, &finished, &lease); err != nil {
 				return mapErr(err)
 			}
 			in.RunAt, in.EnqueuedAt = fromMicros(runAt), fromMicros(enq)
 			in.StartedAt, in.FinishedAt = fromNullMicros(started), fromNullMicros(finished)
+			in.LeaseUntil = fromNullMicros(lease)
 			if headers != "" {
 				json.Unmarshal([]byte(headers), &in.Headers)
 			}
@@ -122,14 +123,14 @@ func (q *Queue) Dismiss(ctx context.Context, id string) error {
 	})
 }
 
-// Stale implements queue.EngineInspector: running jobs started before
-// now-olderThan, without their payloads.
-func (q *Queue) Stale(ctx context.Context, olderThan time.Duration, limit int) ([]*queue.Job, error) {
+// Expired implements queue.EngineInspector: running jobs whose lease ran
+// out, without their payloads, through the index of running leases.
+func (q *Queue) Expired(ctx context.Context, limit int) ([]*queue.Job, error) {
 	var out []*queue.Job
 	err := q.db.View(ctx, func(st store.Tx) error {
 		t := st.(*tx)
 		rows, err := t.query(`SELECT id, topic, attempt, max_attempts FROM queue_jobs
-			WHERE state = 'running' AND started_at < ? ORDER BY id LIMIT ?`, micros(t.now.Add(-olderThan)), limit)
+			WHERE state = 'running' AND lease_until < ? ORDER BY lease_until LIMIT ?`, micros(t.now), limit)
 		if err != nil {
 			return err
 		}
@@ -264,14 +265,17 @@ func (q *Queue) Samples(ctx context.Context) ([]queue.Sample, error) {
 	return out, err
 }
 
-// HasRunnable reports cheaply whether any job is runnable now: what a CGI
-// request checks before spawning a worker.
+// HasRunnable reports cheaply whether any job is runnable now, or is
+// running under a lease that ran out (its worker died; a new worker
+// recovers it): what a CGI request checks before spawning a worker.
 func (q *Queue) HasRunnable(ctx context.Context) (bool, error) {
 	var n int
 	err := q.db.View(ctx, func(st store.Tx) error {
 		t := st.(*tx)
+		now := micros(t.now)
 		return t.queryRow(`SELECT EXISTS (SELECT 1 FROM queue_jobs WHERE state = 'pending')
-			OR EXISTS (SELECT 1 FROM queue_jobs WHERE state = 'scheduled' AND run_at <= ?)`, []any{micros(t.now)}, &n)
+			OR EXISTS (SELECT 1 FROM queue_jobs WHERE state = 'scheduled' AND run_at <= ?)
+			OR EXISTS (SELECT 1 FROM queue_jobs WHERE state = 'running' AND lease_until < ?)`, []any{now, now}, &n)
 	})
 	return n == 1, err
 }

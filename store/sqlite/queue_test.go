@@ -3,7 +3,9 @@ package sqlite
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/queue"
@@ -105,4 +107,75 @@ func TestTransactionalEnqueueIsPrepared(t *testing.T) {
 		}
 		return nil
 	}))
+}
+
+// TestExpiredLeaseIsWorthAWorker: a job left running under a lease that
+// ran out (its worker was killed) makes HasRunnable true, so the next CGI
+// request spawns a worker that recovers it; under its lease it does not.
+// Both lookups, and recovery's, go through the index of running leases
+// rather than a scan of the table.
+func TestExpiredLeaseIsWorthAWorker(t *testing.T) {
+	t.Parallel()
+	c := queuetest.NewClock()
+	db := MustOpen(t, c.Now)
+	q := queue.New(db.Queue(), queue.Options{})
+	must(t, q.Enqueue(ctx, queue.NewJob("test.lease", []byte(`{}`))))
+	if js, err := q.DequeueBatch(ctx, nil, 1); err != nil || len(js) != 1 {
+		t.Fatalf("claim = %v, %v", js, err)
+	}
+	if ok, err := db.Queue().HasRunnable(ctx); err != nil || ok {
+		t.Errorf("HasRunnable with the only job running under its lease = %v, %v; want false", ok, err)
+	}
+	c.Add(q.Lease() + time.Second)
+	if ok, err := db.Queue().HasRunnable(ctx); err != nil || !ok {
+		t.Errorf("HasRunnable with the only job's lease run out = %v, %v; want true", ok, err)
+	}
+	for _, query := range []string{
+		`SELECT 1 FROM queue_jobs WHERE state = 'running' AND lease_until < 0`,
+		`SELECT id, topic, attempt, max_attempts FROM queue_jobs WHERE state = 'running' AND lease_until < 0 ORDER BY lease_until LIMIT 5`,
+	} {
+		rows, err := db.r.Query("EXPLAIN QUERY PLAN " + query)
+		must(t, err)
+		var plan []string
+		for rows.Next() {
+			var id, parent, notused int
+			var detail string
+			must(t, rows.Scan(&id, &parent, &notused, &detail))
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		if p := strings.Join(plan, "; "); !strings.Contains(p, "queue_jobs_lease") {
+			t.Errorf("%s: plan %q; want it to use the index queue_jobs_lease", query, p)
+		}
+	}
+}
+
+// TestMigration012LeasesRunningJobs: jobs left running by the binary
+// before leases (a worker killed during the upgrade) get the lease their
+// claim would have had, so they are recovered a minute after their start.
+func TestMigration012LeasesRunningJobs(t *testing.T) {
+	t.Parallel()
+	c := queuetest.NewClock()
+	db := MustOpen(t, c.Now)
+	q := queue.New(db.Queue(), queue.Options{})
+	must(t, q.Enqueue(ctx, queue.NewJob("test.upgrade", []byte(`{}`))))
+	js, err := q.DequeueBatch(ctx, nil, 1)
+	if err != nil || len(js) != 1 {
+		t.Fatalf("claim = %v, %v", js, err)
+	}
+	for _, s := range []string{"DROP INDEX queue_jobs_lease", "ALTER TABLE queue_jobs DROP COLUMN lease_until",
+		"DELETE FROM schema_version WHERE version >= 12"} {
+		if _, err := db.w.Exec(s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	must(t, db.applyMigrations(ctx, migrationFiles))
+	infos, err := q.List(ctx, queue.ListQuery{State: queue.StateRunning, Limit: 10})
+	if err != nil || len(infos) != 1 || infos[0].LeaseUntil == nil || !infos[0].LeaseUntil.Equal(infos[0].StartedAt.Add(time.Minute)) {
+		t.Fatalf("running job after migration 012: %+v, %v; want a lease until a minute after its start", infos, err)
+	}
+	c.Add(time.Minute + time.Second)
+	if n, err := q.RecoverExpired(ctx); err != nil || n != 1 {
+		t.Errorf("RecoverExpired a minute after the claim = %d, %v; want the job", n, err)
+	}
 }
