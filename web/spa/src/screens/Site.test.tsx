@@ -166,6 +166,20 @@ describe('Site settings', () => {
     expect(root.querySelector('iframe')).toBeNull();
   });
 
+  it('says that comments are not there yet, and keeps the stored mode for when they are', async () => {
+    const calls = server();
+    const root = await render();
+    const group = byLabel(root, 'Moderated').closest('fieldset')!;
+    const note = group.querySelector('#site-comments-later')!;
+    expect(note.textContent).toContain('Comments arrive in a later version');
+    expect(group.getAttribute('aria-describedby')).toBe('site-comments-later');
+    // No choice promises a comment area today.
+    for (const hint of group.querySelectorAll('.check .hint')) expect(hint.textContent).not.toMatch(/^Post pages have a comment area/);
+    expect(byLabel(root, 'Moderated').checked).toBe(true);
+    await save(root);
+    expect(callsOf(calls, 'site.update_settings')[0]!.params.publication.extensions.comments).toEqual({ mode: 'moderated' });
+  });
+
   it('edits another persona\'s blog when there are several', async () => {
     const calls = stubRPC({
       'site.get_settings': (p) => settings({ persona_id: p.persona_id ?? 'p1', site_name: p.persona_id === 'p2' ? 'Bob' : 'Alice' }),

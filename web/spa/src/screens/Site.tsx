@@ -218,8 +218,12 @@ export default function Site(_props: ScreenProps) {
               ))}
               <GroupError message={placed.at('publication.extensions.shareButtons')} />
             </fieldset>
-            <fieldset>
+            {/* Comments are a later issue's: until then the mode is only kept. */}
+            <fieldset aria-describedby="site-comments-later">
               <legend>{t('site.comments')}</legend>
+              <p class="hint notice" id="site-comments-later">
+                {t('site.comments_later')}
+              </p>
               {COMMENT_MODES.map((m) => (
                 <div class="check" key={m}>
                   <input
