@@ -4,6 +4,7 @@
 export const en = {
   // --- shell (app.tsx) ---
   'app.name': 'murlog',
+  'app.description': 'The owner\'s app of {name}: log in to write posts, read the timeline and run the site.',
   'app.skip': 'Skip to content',
   'app.menu': 'Menu',
   'app.nav': 'Main',
@@ -246,6 +247,7 @@ export const en = {
   'timeline.you': 'You',
   'timeline.open': 'Open the post',
   'timeline.state_draft': 'Draft',
+  'timeline.read_more': 'Read more',
   'timeline.read_original': 'Read it on the original site',
   'timeline.cw_show': 'Show the post',
   'timeline.cw_hide': 'Hide the post',

@@ -4,6 +4,7 @@ import type { Key } from './en';
 export const ja: Record<Key, string> = {
   // --- shell (app.tsx) ---
   'app.name': 'murlog',
+  'app.description': '{name} のオーナー用アプリです。ログインして投稿を書き、タイムラインを読み、サイトを管理します。',
   'app.skip': '本文へ移動',
   'app.menu': 'メニュー',
   'app.nav': 'メイン',
@@ -246,6 +247,7 @@ export const ja: Record<Key, string> = {
   'timeline.you': 'あなた',
   'timeline.open': '投稿を開く',
   'timeline.state_draft': '下書き',
+  'timeline.read_more': '続きを読む',
   'timeline.read_original': '元のサイトで読む',
   'timeline.cw_show': '投稿を表示',
   'timeline.cw_hide': '投稿を隠す',
