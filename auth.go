@@ -1,6 +1,7 @@
 package murlog
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"time"
@@ -56,3 +57,38 @@ func (t *TOTP) String() string {
 
 // LogValue is String for structured logs.
 func (t *TOTP) LogValue() slog.Value { return slog.StringValue(t.String()) }
+
+// Caller is who is making a request, as resolved by the HTTP edge
+// (httpd.Authenticate) and read by the services and transports that
+// decide what it may do.
+type Caller struct {
+	Owner       bool
+	Via         string // "session", "token" or "" for anonymous
+	Presented   string // the credential sent, valid or not: "session", "token" or ""
+	SessionHash string
+	TokenID     string
+	// CSRFOK is set when the request proved it came from our own pages:
+	// the double-submit cookie matched the X-CSRF-Token header.
+	CSRFOK bool
+	// AuthErr is why presented credentials were refused (expired session,
+	// revoked token); the caller is then anonymous.
+	AuthErr error
+	// ClientKey is the rate-limit key of the client address.
+	ClientKey string
+	UserAgent string
+}
+
+type callerKey struct{}
+
+// WithCaller returns ctx carrying c.
+func WithCaller(ctx context.Context, c *Caller) context.Context {
+	return context.WithValue(ctx, callerKey{}, c)
+}
+
+// CallerFrom returns the caller in ctx, or an anonymous one.
+func CallerFrom(ctx context.Context) *Caller {
+	if c, ok := ctx.Value(callerKey{}).(*Caller); ok {
+		return c
+	}
+	return &Caller{}
+}

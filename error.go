@@ -30,9 +30,22 @@ type Error struct {
 	Code       Code
 	Message    string
 	Field      string        // the offending input field, when there is one
+	Reason     Reason        // why an EInvalid input was refused, when a page says it in words of its own
 	RetryAfter time.Duration // for ERateLimited and EUnavailable
 	Err        error         // internal cause; never sent to a client
 }
+
+// Reason says why an input was refused, for a page that words its message
+// in the reader's language (the setup wizard): it picks the message by the
+// Reason and the Field, never by Message's text. "" when only Message says.
+type Reason string
+
+// The reasons pages translate.
+const (
+	ReasonRequired Reason = "required"  // the field is empty
+	ReasonTooShort Reason = "too_short" // under its minimum length
+	ReasonTooLong  Reason = "too_long"  // over its maximum length
+)
 
 func (e *Error) Error() string {
 	s := string(e.Code) + ": " + e.Message
@@ -57,6 +70,25 @@ func Invalid(field, format string, args ...any) *Error {
 	return &Error{Code: EInvalid, Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
+// Required returns the EInvalid error of an empty field: "is required".
+func Required(field string) *Error {
+	return &Error{Code: EInvalid, Field: field, Message: "is required", Reason: ReasonRequired}
+}
+
+// TooShort is Invalid for a value under its minimum length.
+func TooShort(field, format string, args ...any) *Error {
+	e := Invalid(field, format, args...)
+	e.Reason = ReasonTooShort
+	return e
+}
+
+// TooLong is Invalid for a value over its maximum length.
+func TooLong(field, format string, args ...any) *Error {
+	e := Invalid(field, format, args...)
+	e.Reason = ReasonTooLong
+	return e
+}
+
 // NotFound returns an ENotFound error naming the kind of thing missing.
 func NotFound(what string) *Error {
 	return &Error{Code: ENotFound, Message: what + " not found"}
@@ -79,6 +111,18 @@ func ErrorCode(err error) Code {
 		return e.Code
 	}
 	return EInternal
+}
+
+// Found turns a lookup into found, not found or failure: true for a
+// value, false and no error for ENotFound, false and the error otherwise.
+func Found[T any](_ T, err error) (bool, error) {
+	switch ErrorCode(err) {
+	case "":
+		return true, nil
+	case ENotFound:
+		return false, nil
+	}
+	return false, err
 }
 
 // ErrorMessage returns the client-safe message of err.

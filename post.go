@@ -63,12 +63,28 @@ type Post struct {
 	// than the HTML. "" for both on posts stored before they existed.
 	Excerpt string
 	Image   string
+	// Slug is an article's readable address under its persona,
+	// /@name/<slug>: made from the title when it is published, editable,
+	// unique per persona; "" for notes and for articles that have none
+	// (they keep /@name/<id>). The ActivityPub id stays /@name/<id>.
+	Slug string
+	// Page marks an article as a page of the site (About, Contact): it is
+	// reachable by its address and listed in the site menu, and left out
+	// of lists, feeds, search and federation.
+	Page bool
 }
 
 // ExcerptLen is how much plain text Post.Excerpt keeps: the 200
 // characters of a page description, and two more so that the cut can see
 // the boundary after them.
 const ExcerptLen = 202
+
+// MaxSlug is the longest slug, in bytes of UTF-8: a slug is one path
+// segment of the article's address (/@name/<slug>), and the public site is
+// to be written as files Apache serves, so <slug>.html must fit a file
+// name (255 bytes) with room to spare. 100 bytes is 100 Latin characters
+// or 33 kanji.
+const MaxSlug = 100
 
 // PostMention is a remote account a post mentions, resolved by
 // WebFinger at post time.

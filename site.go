@@ -16,8 +16,20 @@ func (s Site) Base() string { return s.Scheme + "://" + s.Domain }
 // PersonaURL is the public profile page of a local persona.
 func (s Site) PersonaURL(username string) string { return s.Base() + "/@" + username }
 
-// PostURL is the public page of a local post.
+// PostURL is the stable address of a local post: its ActivityPub id, and
+// the page of a post without a slug.
 func (s Site) PostURL(username, id string) string { return s.PersonaURL(username) + "/" + id }
+
+// PageURL is the public page of a local post: its slug address
+// /@name/<slug> when it has a slug (an IRI: the slug's letters outside
+// ASCII are percent-encoded), else PostURL. Pages, feeds, the sitemap and
+// an Article's url use it; the ActivityPub id stays PostURL.
+func (s Site) PageURL(username, id, slug string) string {
+	if slug == "" {
+		return s.PostURL(username, id)
+	}
+	return s.PersonaURL(username) + "/" + url.PathEscape(slug)
+}
 
 // TagURL is the local page listing posts with a hashtag.
 func (s Site) TagURL(tag string) string { return s.Base() + "/tags/" + url.PathEscape(tag) }

@@ -1,8 +1,12 @@
-// Package activitypub is how murlog reads the fediverse: tolerant but capped
-// decoding of remote ActivityStreams JSON (actors, objects, activities), the
-// addressing of posts (visibility ⇄ to/cc) and the small helpers on IRIs that
-// federation checks rely on. It builds nothing: the JSON murlog serves is
-// made by package federation.
+// Package activitypub is murlog's ActivityPub vocabulary, for both
+// directions: tolerant but capped decoding of remote ActivityStreams JSON
+// (actors, objects, activities: Object), the documents murlog writes
+// (Actor, Post, Activity, Collection: document.go), the addressing of
+// posts (visibility ⇄ to/cc), content negotiation and the small helpers on
+// IRIs that federation checks rely on. The types both directions share
+// (PublicKey, Endpoints, Image, Tag, InteractionPolicy) carry their JSON
+// names. It fills no document: package federation's builders turn
+// personas and posts into them.
 package activitypub
 
 import (
@@ -43,8 +47,10 @@ func (rs Refs) First() Ref {
 // Hashtag (Name "#tag", Href = the tag page) or a custom Emoji (Name
 // ":code:", Icon = the image).
 type Tag struct {
-	Type, Name, Href string
-	Icon             *Image
+	Type string `json:"type"`
+	Href string `json:"href"`
+	Name string `json:"name"`
+	Icon *Image `json:"icon,omitempty"`
 }
 
 // Attachment is a media attachment of a post, or a profile field of an
@@ -56,13 +62,19 @@ type Attachment struct {
 }
 
 // Image is an actor's icon (avatar) or image (header), or an emoji's icon.
+// Type ("Image") is written, not read.
 type Image struct {
-	URL, MediaType string
+	Type      string `json:"type"`
+	MediaType string `json:"mediaType,omitempty"`
+	URL       string `json:"url"`
 }
 
-// PublicKey is a draft-cavage era key: an RSA key in PKIX PEM.
+// PublicKey is a draft-cavage era key: an RSA key in PKIX PEM
+// (security/v1).
 type PublicKey struct {
-	ID, Owner, PublicKeyPem string
+	ID           string `json:"id"`
+	Owner        string `json:"owner"`
+	PublicKeyPem string `json:"publicKeyPem"`
 }
 
 // Multikey is a FEP-521a assertionMethod entry (Ed25519 keys on Mastodon
@@ -71,9 +83,10 @@ type Multikey struct {
 	ID, Type, Controller, PublicKeyMultibase string
 }
 
-// Endpoints is an actor's endpoints; only the shared inbox is read.
+// Endpoints is an actor's endpoints; only the shared inbox is read or
+// written.
 type Endpoints struct {
-	SharedInbox string
+	SharedInbox string `json:"sharedInbox"`
 }
 
 // Key is the material KeyByID finds: exactly one of PEM and Multibase is set.
@@ -83,16 +96,18 @@ type Key struct {
 }
 
 // InteractionPolicy is GoToSocial's and FEP-044f's interactionPolicy; only
-// canQuote is read, which Mastodon 4.5 needs to decide whether a post may
-// be quoted.
+// canQuote is read and written, which Mastodon 4.5 needs to decide whether
+// a post may be quoted.
 type InteractionPolicy struct {
-	CanQuote Approval
+	CanQuote Approval `json:"canQuote"`
 }
 
 // Approval lists who is approved automatically and who needs the author's
 // manual approval (IRIs: Public, a followers collection, actors).
+// automaticApproval is always written: an empty list says "nobody".
 type Approval struct {
-	AutomaticApproval, ManualApproval []string
+	AutomaticApproval []string `json:"automaticApproval"`
+	ManualApproval    []string `json:"manualApproval,omitempty"`
 }
 
 // Object is any ActivityStreams object murlog reads: actors, notes,

@@ -3,7 +3,6 @@ package admin
 import (
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/auth"
@@ -240,7 +239,9 @@ func (h *Handler) formError(p *page, err error) int {
 
 func isDirField(f string) bool { return f == "data_dir" || f == "media_path" || f == "web_dir" }
 
-// fieldMessage picks a catalog message for common validation failures.
+// fieldMessage picks a catalog message for common validation failures, by
+// the error's code, field and reason (never its text); "" leaves the
+// error's own message.
 func fieldMessage(e *murlog.Error) string {
 	if e.Code != murlog.EInvalid {
 		if e.Code == murlog.ERateLimited {
@@ -248,7 +249,7 @@ func fieldMessage(e *murlog.Error) string {
 		}
 		return ""
 	}
-	if e.Message == "is required" {
+	if e.Reason == murlog.ReasonRequired {
 		return "error.required"
 	}
 	switch e.Field {
@@ -257,10 +258,12 @@ func fieldMessage(e *murlog.Error) string {
 	case "username":
 		return "error.username_format"
 	case "password":
-		if strings.HasPrefix(e.Message, "must be at most") {
+		switch e.Reason {
+		case murlog.ReasonTooLong:
 			return "error.password_long"
+		case murlog.ReasonTooShort:
+			return "error.password_short"
 		}
-		return "error.password_short"
 	case "password_confirm":
 		return "error.password_mismatch"
 	case "secret":
@@ -268,7 +271,7 @@ func fieldMessage(e *murlog.Error) string {
 	case "scheme":
 		return "error.scheme"
 	case "site_name":
-		if strings.HasPrefix(e.Message, "must be at most") {
+		if e.Reason == murlog.ReasonTooLong {
 			return "error.site_name_long"
 		}
 	}

@@ -93,6 +93,8 @@ type postResult struct {
 	PublishedAt *string  `json:"published_at"`
 	State       string   `json:"state"`
 	URL         string   `json:"url"`
+	Slug        string   `json:"slug"`
+	Page        bool     `json:"page"`
 }
 
 type postPage struct {

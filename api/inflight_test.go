@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/murlog/murlog"
-	"github.com/murlog/murlog/auth"
 )
 
 // TestAnonymousBatchesInFlightAreCapped holds MaxAnonBatches anonymous
@@ -32,7 +31,7 @@ func TestAnonymousBatchesInFlightAreCapped(t *testing.T) {
 	})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("X-Test-Owner") != "" {
-			r = r.WithContext(auth.WithCaller(r.Context(), &auth.Caller{Owner: true, Via: "token"}))
+			r = r.WithContext(murlog.WithCaller(r.Context(), &murlog.Caller{Owner: true, Via: "token"}))
 		}
 		s.ServeHTTP(w, r)
 	}))

@@ -25,7 +25,7 @@ type changePasswordParams struct {
 // another, nor lock the owner out. Two-factor changes and the sessions
 // methods use it too.
 func sessionOnly(ctx context.Context, method string) error {
-	if auth.CallerFrom(ctx).Via != "session" {
+	if murlog.CallerFrom(ctx).Via != "session" {
 		return murlog.Errorf(murlog.EForbidden, "%s needs a logged-in browser session; API tokens may not call it", method)
 	}
 	return nil
@@ -42,7 +42,7 @@ type tokenView struct {
 
 func (s *Server) registerAuth() {
 	register(s, "auth.login", public, true, func(ctx context.Context, p *loginParams) (any, error) {
-		c := auth.CallerFrom(ctx)
+		c := murlog.CallerFrom(ctx)
 		if p.Password == "" {
 			return nil, murlog.Invalid("password", "is required")
 		}
@@ -57,7 +57,7 @@ func (s *Server) registerAuth() {
 		return map[string]any{"status": "ok", "expires_at": sess.ExpiresAt}, nil
 	})
 	register(s, "auth.logout", owner, true, func(ctx context.Context, _ *noParams) (any, error) {
-		c := auth.CallerFrom(ctx)
+		c := murlog.CallerFrom(ctx)
 		if c.Via == "session" {
 			if err := s.deps.Auth.Logout(ctx, c.SessionHash); err != nil {
 				return nil, err
@@ -70,7 +70,7 @@ func (s *Server) registerAuth() {
 		if err := sessionOnly(ctx, "auth.change_password"); err != nil {
 			return nil, err
 		}
-		c := auth.CallerFrom(ctx)
+		c := murlog.CallerFrom(ctx)
 		n, err := s.deps.Auth.ChangePassword(ctx, auth.ChangePasswordInput{Current: p.CurrentPassword, Next: p.NewPassword,
 			KeepSession: c.SessionHash, RevokeTokens: p.RevokeTokens, ClientKey: c.ClientKey})
 		if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/murlog/murlog"
-	"github.com/murlog/murlog/auth"
 	"github.com/murlog/murlog/post"
 )
 
@@ -20,6 +19,8 @@ type postCreateParams struct {
 	InReplyTo   string            `json:"in_reply_to"`
 	FederateAs  string            `json:"federate_as"`
 	PublishedAt Nullable[string]  `json:"published_at"`
+	Slug        string            `json:"slug"`
+	Page        bool              `json:"page"`
 }
 
 type postUpdateParams struct {
@@ -32,6 +33,8 @@ type postUpdateParams struct {
 	Language    *string            `json:"language"`
 	FederateAs  *string            `json:"federate_as"`
 	PublishedAt Nullable[string]   `json:"published_at"`
+	Slug        *string            `json:"slug"`
+	Page        *bool              `json:"page"`
 }
 
 type postListParams struct {
@@ -61,7 +64,7 @@ func schedule(n Nullable[string]) (post.Schedule, error) {
 }
 
 func audience(ctx context.Context) murlog.Audience {
-	if auth.CallerFrom(ctx).Owner {
+	if murlog.CallerFrom(ctx).Owner {
 		return murlog.AudienceOwner
 	}
 	return murlog.AudiencePublic
@@ -91,7 +94,7 @@ func (s *Server) registerPosts() {
 		}
 		created, err := s.deps.Posts.Create(ctx, post.CreateInput{PersonaID: p.PersonaID, Kind: p.Kind, Title: p.Title,
 			Content: p.Content, Summary: p.Summary, Sensitive: p.Sensitive, Visibility: p.Visibility,
-			Language: p.Language, InReplyTo: p.InReplyTo, AsNote: asNote, PublishedAt: sch})
+			Language: p.Language, InReplyTo: p.InReplyTo, AsNote: asNote, PublishedAt: sch, Slug: p.Slug, Page: p.Page})
 		if err != nil {
 			return nil, err
 		}
@@ -100,7 +103,7 @@ func (s *Server) registerPosts() {
 	})
 	register(s, "posts.update", owner, true, func(ctx context.Context, p *postUpdateParams) (any, error) {
 		in := post.UpdateInput{ID: p.ID, Title: p.Title, Content: p.Content, Summary: p.Summary,
-			Sensitive: p.Sensitive, Visibility: p.Visibility, Language: p.Language}
+			Sensitive: p.Sensitive, Visibility: p.Visibility, Language: p.Language, Slug: p.Slug, Page: p.Page}
 		if p.FederateAs != nil {
 			asNote, err := federateAs(*p.FederateAs)
 			if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/auth"
 )
 
@@ -30,7 +31,7 @@ func (s *Server) registerSessions() {
 		if err != nil {
 			return nil, err
 		}
-		self := auth.CallerFrom(ctx).SessionHash
+		self := murlog.CallerFrom(ctx).SessionHash
 		views := make([]*sessionView, len(ss))
 		for i, x := range ss {
 			views[i] = &sessionView{ID: auth.SessionID(x.TokenHash), UserAgent: x.UserAgent, CreatedAt: x.CreatedAt,
@@ -48,7 +49,7 @@ func (s *Server) registerSessions() {
 			return nil, err
 		}
 		// Ending one's own session is a logout.
-		if p.ID == auth.SessionID(auth.CallerFrom(ctx).SessionHash) {
+		if p.ID == auth.SessionID(murlog.CallerFrom(ctx).SessionHash) {
 			setCookie(ctx, s.deps.Cookies.ClearSession())
 		}
 		return nil, nil
@@ -57,7 +58,7 @@ func (s *Server) registerSessions() {
 		if err := sessionOnly(ctx, "sessions.revoke_others"); err != nil {
 			return nil, err
 		}
-		n, err := s.deps.Auth.RevokeOtherSessions(ctx, auth.CallerFrom(ctx).SessionHash)
+		n, err := s.deps.Auth.RevokeOtherSessions(ctx, murlog.CallerFrom(ctx).SessionHash)
 		if err != nil {
 			return nil, err
 		}

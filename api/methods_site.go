@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/murlog/murlog"
-	"github.com/murlog/murlog/auth"
 	"github.com/murlog/murlog/persona"
 	"github.com/murlog/murlog/post"
 	"github.com/murlog/murlog/settings"
@@ -142,7 +141,7 @@ var limits = limitsView{NoteChars: post.MaxNote, ArticleChars: post.MaxArticle, 
 
 func (s *Server) registerSite() {
 	register(s, "site.info", public, false, func(ctx context.Context, _ *noParams) (any, error) {
-		v := &siteInfo{Version: murlog.Version, Domain: s.deps.Site.Domain, Owner: auth.CallerFrom(ctx).Owner,
+		v := &siteInfo{Version: murlog.Version, Domain: s.deps.Site.Domain, Owner: murlog.CallerFrom(ctx).Owner,
 			Limits: limits, Themes: []string{}}
 		v.Name = v.Domain
 		if s.deps.SiteConfig != nil {

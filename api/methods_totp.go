@@ -46,7 +46,7 @@ func (s *Server) registerTOTP() {
 			return nil, err
 		}
 		setup, err := s.deps.Auth.SetupTOTP(ctx, auth.SetupTOTPInput{Account: me.Username + "@" + s.deps.Site.Domain,
-			Password: p.Password, ClientKey: auth.CallerFrom(ctx).ClientKey})
+			Password: p.Password, ClientKey: murlog.CallerFrom(ctx).ClientKey})
 		if err != nil {
 			return nil, err
 		}
@@ -76,6 +76,6 @@ func (s *Server) registerTOTP() {
 			return nil, err
 		}
 		return nil, s.deps.Auth.DisableTOTP(ctx, auth.DisableTOTPInput{Password: p.Password, Code: p.Code,
-			ClientKey: auth.CallerFrom(ctx).ClientKey})
+			ClientKey: murlog.CallerFrom(ctx).ClientKey})
 	})
 }

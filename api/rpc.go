@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/murlog/murlog"
-	"github.com/murlog/murlog/auth"
 	"github.com/murlog/murlog/httpd"
 )
 
@@ -99,7 +98,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.writeProtocolError(w, http.StatusUnsupportedMediaType, httpd.RPCInvalidRequest, "Content-Type must be application/json", murlog.EInvalid)
 		return
 	}
-	anon := !auth.CallerFrom(r.Context()).Owner
+	anon := !murlog.CallerFrom(r.Context()).Owner
 	body, err := readBody(http.MaxBytesReader(w, r.Body, MaxBody), r.ContentLength)
 	if err != nil {
 		var tooBig *http.MaxBytesError
@@ -345,7 +344,7 @@ func keep(r *response, notification bool) *response {
 
 // call checks access and CSRF, then runs the method.
 func (s *Server) call(ctx context.Context, m *method, params json.RawMessage) (any, error) {
-	c := auth.CallerFrom(ctx)
+	c := murlog.CallerFrom(ctx)
 	if c.Presented == "token" && c.AuthErr != nil {
 		return nil, c.AuthErr // a bad bearer token fails every call, so scripts notice
 	}

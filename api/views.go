@@ -55,6 +55,8 @@ type postView struct {
 	Kind       string `json:"kind"`
 	Title      string `json:"title,omitempty"`
 	FederateAs string `json:"federate_as,omitempty"` // articles: "article" or "note"
+	Slug       string `json:"slug,omitempty"`        // articles: the address under the persona, "" for none
+	Page       bool   `json:"page,omitempty"`        // articles: a page of the site, out of lists and federation
 	Content    string `json:"content"`
 	// Excerpt is an article's text without markup, cut at listExcerpt
 	// characters: what lists show in its place (the owner's timeline).
@@ -96,7 +98,7 @@ func (s *Server) postViewWith(ctx context.Context, p *murlog.Post, asOwner bool,
 	}
 	v := &postView{ID: p.ID, PersonaID: p.PersonaID, Kind: string(p.Kind), Title: p.Title, Content: p.Content,
 		Summary: p.Summary, Sensitive: p.Sensitive, Visibility: string(p.Visibility), Language: p.Language,
-		Tags: tags, InReplyTo: p.InReplyTo, Mentions: []string{}, PublishedAt: p.PublishedAt, URL: s.deps.Site.PostURL(username, p.ID),
+		Tags: tags, InReplyTo: p.InReplyTo, Mentions: []string{}, PublishedAt: p.PublishedAt, URL: s.deps.Site.PageURL(username, p.ID, p.Slug),
 		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 	for _, m := range p.Mentions {
 		v.Mentions = append(v.Mentions, m.URI)
@@ -109,6 +111,7 @@ func (s *Server) postViewWith(ctx context.Context, p *murlog.Post, asOwner bool,
 			text = markup.PlainTextPrefix(p.Content, murlog.ExcerptLen)
 		}
 		v.Excerpt = markup.ExcerptText(text, listExcerpt)
+		v.Slug, v.Page = p.Slug, p.Page
 		v.FederateAs = "article"
 		if p.AsNote {
 			v.FederateAs = "note"

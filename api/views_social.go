@@ -194,7 +194,7 @@ func (v *views) actorView(a *murlog.RemoteActor, rel bool) (*actorView, error) {
 		return nil, err
 	}
 	var err error
-	if r.Blocking, err = found(v.tx.Blocks().Get(v.p.ID, a.ID)); err != nil {
+	if r.Blocking, err = murlog.Found(v.tx.Blocks().Get(v.p.ID, a.ID)); err != nil {
 		return nil, err
 	}
 	if r.BlockedBy, err = v.tx.Blocks().IsBlockedBy(v.p.ID, a.ID); err != nil {
@@ -237,10 +237,10 @@ func (v *views) remotePostDepth(rp *murlog.RemotePost, depth int) (*remotePostVi
 		out.Tags = []string{}
 	}
 	if rp.ID != "" {
-		if out.Favourited, err = found(v.tx.Interactions().GetOutbound(v.p.ID, murlog.InteractionLike, rp.URI)); err != nil {
+		if out.Favourited, err = murlog.Found(v.tx.Interactions().GetOutbound(v.p.ID, murlog.InteractionLike, rp.URI)); err != nil {
 			return nil, err
 		}
-		if out.Reblogged, err = found(v.tx.Interactions().GetOutbound(v.p.ID, murlog.InteractionAnnounce, rp.URI)); err != nil {
+		if out.Reblogged, err = murlog.Found(v.tx.Interactions().GetOutbound(v.p.ID, murlog.InteractionAnnounce, rp.URI)); err != nil {
 			return nil, err
 		}
 	}
@@ -413,15 +413,4 @@ func mapViews[T, V any](xs []T, fn func(T) (V, error)) ([]V, error) {
 		}
 	}
 	return out, nil
-}
-
-// found turns a lookup into found / not found / failure.
-func found[T any](_ T, err error) (bool, error) {
-	switch murlog.ErrorCode(err) {
-	case "":
-		return true, nil
-	case murlog.ENotFound:
-		return false, nil
-	}
-	return false, err
 }

@@ -6,8 +6,6 @@ package app
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -18,23 +16,14 @@ import (
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/admin"
-	"github.com/murlog/murlog/api"
-	"github.com/murlog/murlog/auth"
 	"github.com/murlog/murlog/blog"
 	"github.com/murlog/murlog/config"
-	"github.com/murlog/murlog/domains"
 	"github.com/murlog/murlog/federation"
 	"github.com/murlog/murlog/httpd"
-	"github.com/murlog/murlog/metrics"
 	"github.com/murlog/murlog/my"
 	"github.com/murlog/murlog/outbound"
 	"github.com/murlog/murlog/persona"
-	"github.com/murlog/murlog/post"
 	"github.com/murlog/murlog/queue"
-	"github.com/murlog/murlog/settings"
-	"github.com/murlog/murlog/setup"
-	"github.com/murlog/murlog/siteconfig"
-	"github.com/murlog/murlog/social"
 	"github.com/murlog/murlog/store"
 	"github.com/murlog/murlog/theme"
 	"github.com/murlog/murlog/worker"
@@ -83,49 +72,13 @@ type App struct {
 	// from this machine; set by Serve while setup is incomplete.
 	setupToken atomic.Pointer[string]
 
-	mu  sync.Mutex                    // serialises configure and rewire
-	cfg atomic.Pointer[config.Config] // the current startup config (defaults before step 1)
-	rt  atomic.Pointer[runtime]       // nil until murlog.ini exists and the DB is open
+	mu      sync.Mutex                    // serialises configure and completed
+	cfg     atomic.Pointer[config.Config] // the current startup config (defaults before step 1)
+	inst    atomic.Pointer[installed]     // nil until murlog.ini exists and the DB is open
+	running atomic.Pointer[running]       // nil until setup is complete (app/runtime.go)
 
 	themesOnce sync.Once
 	themes     *theme.Set // the public blog's themes, built once (see themeSet)
-}
-
-// runtime is everything that exists once the database is open.
-type runtime struct {
-	cfg       *config.Config
-	eng       *engine // db_driver's store, embedded queue, ledger and stored metrics
-	site      murlog.Site
-	complete  atomic.Bool
-	auth      *auth.Service
-	setup     *setup.Service
-	api       http.Handler
-	my        *my.Handler    // the owner's app at /my/
-	queue     *queue.Managed // the embedded queue: transactional enqueue writes here
-	jobs      jobQueue       // what workers read: queue, or a migration Switch
-	wake      <-chan struct{}
-	secondary *engine       // the queue being migrated to (queue_dual_write)
-	ledger    worker.Ledger // run-once ledger while migrating
-	registry  *worker.Registry
-	metrics   http.Handler
-	out       *outbound.Client    // every remote fetch and delivery
-	fed       *federation.Handler // nil until setup is complete
-	social    *social.Service     // nil until setup is complete
-	keys      *federation.Keys    // the personas' signers; nil until setup is complete
-	fedJobs   *worker.Registry    // the federation job handlers; nil until setup is complete
-	resolver  *federation.Resolver
-	verifier  *federation.Verifier
-	inbox     *federation.Inbox // nil until setup is complete
-	blog      *blog.Handler     // the public site; nil until setup is complete
-	// blogLoader is the blog's model loader (its caches of personas,
-	// settings and post texts); nil until setup is complete.
-	blogLoader *blog.Loader
-	mentions   post.Mentions // resolves mentions at post time; nil until a resolver is wired
-	// siteConfig is the personas' public-site settings (app/siteconfig.go).
-	siteConfig *siteconfig.Service
-	// dropPages, when set, drops the blog's rendered pages: it is called
-	// after a persona's public-site settings changed.
-	dropPages func()
 }
 
 // New loads the config and, when murlog.ini exists, opens the database.
@@ -153,11 +106,14 @@ func New(ctx context.Context, o Options) (*App, error) {
 	}
 	a.cfg.Store(cfg)
 	if cfg.Exists {
-		rt, err := a.open(ctx, cfg)
+		in, rt, err := a.open(ctx, cfg)
 		if err != nil {
 			return nil, err
 		}
-		a.rt.Store(rt)
+		a.inst.Store(in)
+		if rt != nil {
+			a.running.Store(rt)
+		}
 	}
 	a.admin = admin.New(admin.Deps{Log: a.log, State: a.adminState, Configure: a.configure, Completed: a.completed,
 		SetupToken: a.currentSetupToken, ResetCommand: resetCommand(o.OneShot)})
@@ -170,16 +126,16 @@ func (a *App) Config() *config.Config { return a.cfg.Load() }
 
 // Store returns the open store, nil before setup step 1.
 func (a *App) Store() store.Store {
-	if rt := a.rt.Load(); rt != nil {
-		return rt.eng.store
+	if in := a.inst.Load(); in != nil {
+		return in.eng.store
 	}
 	return nil
 }
 
 // Queue returns the embedded job queue, nil before setup step 1.
 func (a *App) Queue() *queue.Managed {
-	if rt := a.rt.Load(); rt != nil {
-		return rt.queue
+	if in := a.inst.Load(); in != nil {
+		return in.queue
 	}
 	return nil
 }
@@ -187,8 +143,8 @@ func (a *App) Queue() *queue.Managed {
 // Registry returns the job handler registry, nil before setup step 1.
 // Handlers must be registered before a worker starts.
 func (a *App) Registry() *worker.Registry {
-	if rt := a.rt.Load(); rt != nil {
-		return rt.registry
+	if in := a.inst.Load(); in != nil {
+		return in.registry
 	}
 	return nil
 }
@@ -196,8 +152,8 @@ func (a *App) Registry() *worker.Registry {
 // NewWorker returns a worker for this app's queue (nil before setup step
 // 1), as serve and `murlog worker` build it.
 func (a *App) NewWorker(svc string) *worker.Worker {
-	if rt := a.rt.Load(); rt != nil {
-		return a.newWorker(rt, svc)
+	if in := a.inst.Load(); in != nil {
+		return a.newWorker(in, svc)
 	}
 	return nil
 }
@@ -207,99 +163,25 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.handler.Serv
 
 // Close closes the database (and a secondary queue's).
 func (a *App) Close() error {
-	if rt := a.rt.Load(); rt != nil {
-		var err error
-		if rt.secondary != nil {
-			err = rt.secondary.close()
-		}
-		return errors.Join(rt.eng.close(), err)
+	if in := a.inst.Load(); in != nil {
+		return in.close()
 	}
 	return nil
 }
 
-// open checks the data directory and opens (and migrates) the database.
-func (a *App) open(ctx context.Context, cfg *config.Config) (*runtime, error) {
-	if err := cfg.CheckDataDir(); err != nil {
-		return nil, err
-	}
-	a.checkModes(cfg)
-	eng, err := a.openEngine(ctx, cfg.DBDriver, cfg.DBPath())
-	if err != nil {
-		return nil, err
-	}
-	rt, err := a.wire(ctx, cfg, eng)
-	if err != nil {
-		eng.close()
-		return nil, err
-	}
-	return rt, nil
-}
-
-// wire builds the services over an open database. It runs again after
-// setup completes, because the domain is known only then.
-func (a *App) wire(ctx context.Context, cfg *config.Config, eng *engine) (*runtime, error) {
-	db := eng.store
-	var vals map[string]string
-	if err := db.View(ctx, func(tx store.Tx) error {
-		var err error
-		vals, err = tx.Settings().GetMany(murlog.SettingDomain, murlog.SettingSetupComplete)
-		return err
-	}); err != nil {
-		return nil, fmt.Errorf("read site settings: %w", err)
-	}
-	rt := &runtime{cfg: cfg, eng: eng, site: murlog.Site{Scheme: cfg.Scheme, Domain: vals[murlog.SettingDomain]}}
-	rt.complete.Store(vals[murlog.SettingSetupComplete] == "1")
-	if old := a.rt.Load(); old != nil && old.eng == eng {
-		// Rewiring after setup: keep the queue wiring (and the secondary
-		// database it may have opened).
-		rt.queue, rt.jobs, rt.wake, rt.secondary, rt.ledger = old.queue, old.jobs, old.wake, old.secondary, old.ledger
-		rt.registry = old.registry
-	} else if err := a.wireJobs(ctx, rt); err != nil {
-		return nil, err
-	}
-	rt.metrics = metrics.Handler(cfg.MetricsToken, metricsSource{rt})
-	rt.out = a.newOutbound(cfg, rt.site)
-	rt.auth = auth.New(db)
-	rt.setup = setup.New(db)
-	rt.setup.KeyPair = a.opts.KeyPair
-	cookies := httpd.Cookies{Secure: cfg.Scheme == "https"}
-	var changed func()
-	if rt.complete.Load() {
-		// The federation documents name the domain, known once setup is
-		// complete.
-		a.wireFederation(rt)
-		a.wireBlog(rt)
-		changed = func() { rt.fed.Invalidate(); rt.blogLoader.Invalidate() }
-	}
-	// A persona's public-site settings show only on its pages: the
-	// federation documents do not change with them.
-	rt.siteConfig = newSiteConfig(db, a.log, a.themeSet(cfg), rt.pubConfigChanged)
-	rpc := api.New(socialAPI(rt, api.Deps{Site: rt.site, Cookies: cookies, Auth: rt.auth, Personas: persona.New(db),
-		Posts: newPosts(rt), Settings: settings.New(db), SiteConfig: rt.siteConfig,
-		Domains: domains.New(db), Queue: rt.queue, Now: a.opts.Now, Changed: changed}), a.log)
-	rt.api = httpd.Authenticate(rt.auth, cookies, cfg.TrustedProxy, rt.site, rpc)
-	// The app's files need no caller; its theme preview does (the owner's
-	// session), and renders with the blog once setup is complete.
-	rt.my = my.New(my.Options{WebDir: cfg.WebDir, Cookies: cookies, Blog: rt.blogLoader, Log: a.log,
-		Authenticate: func(h http.Handler) http.Handler {
-			return httpd.Authenticate(rt.auth, cookies, cfg.TrustedProxy, rt.site, h)
-		}})
-	return rt, nil
-}
-
 // phase tells the setup guard how far setup has come. Before completion
 // it asks the database each time (another process may have finished it);
-// after, the answer is cached for the life of the runtime.
+// after, the running site answers.
 func (a *App) phase(r *http.Request) httpd.Phase {
-	rt := a.rt.Load()
-	if rt == nil {
+	in := a.inst.Load()
+	if in == nil {
 		return httpd.PhaseNoConfig
 	}
-	if rt.complete.Load() {
+	if a.running.Load() != nil {
 		return httpd.PhaseReady
 	}
-	if done, err := rt.setup.Complete(r.Context()); err == nil && done {
-		if err := a.completed(r.Context()); err == nil {
+	if done, err := in.setup.Complete(r.Context()); err == nil && done {
+		if err := a.completed(r.Context()); err == nil && a.running.Load() != nil {
 			return httpd.PhaseReady
 		}
 	}
@@ -309,25 +191,25 @@ func (a *App) phase(r *http.Request) httpd.Phase {
 func (a *App) adminState() admin.State {
 	cfg := a.cfg.Load()
 	st := admin.State{Config: cfg, Cookies: httpd.Cookies{Secure: cfg.Scheme == "https"}}
-	if rt := a.rt.Load(); rt != nil {
-		st.Setup, st.Auth, st.Complete = rt.setup, rt.auth, rt.complete.Load()
+	if in := a.inst.Load(); in != nil {
+		st.Setup, st.Auth, st.Complete = in.setup, in.auth, a.running.Load() != nil
 	}
 	return st
 }
 
-// completed rewires the runtime once setup step 2 has committed.
+// completed builds the running site once setup step 2 has committed.
 func (a *App) completed(ctx context.Context) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	old := a.rt.Load()
-	if old == nil || old.complete.Load() {
+	in := a.inst.Load()
+	if in == nil || a.running.Load() != nil {
 		return nil
 	}
-	rt, err := a.wire(ctx, old.cfg, old.eng)
-	if err != nil {
+	rt, err := a.run(ctx, in)
+	if err != nil || rt == nil {
 		return err
 	}
-	a.rt.Store(rt)
+	a.running.Store(rt)
 	return nil
 }
 
@@ -335,40 +217,19 @@ func (a *App) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/admin/", a.admin)
 	mux.Handle("/admin", a.admin) // exactly: sent on to /my/, not to /admin/
-	mux.HandleFunc(my.Prefix, func(w http.ResponseWriter, r *http.Request) {
-		// The guard lets /my/ through only once setup is complete, when
-		// the runtime exists.
-		a.rt.Load().my.ServeHTTP(w, r)
-	})
-	mux.HandleFunc(httpd.RPCPath, func(w http.ResponseWriter, r *http.Request) {
-		a.rt.Load().api.ServeHTTP(w, r)
-	})
+	mux.HandleFunc(my.Prefix, a.live(func(rt *running) http.Handler { return rt.my }))
+	mux.HandleFunc(httpd.RPCPath, a.live(func(rt *running) http.Handler { return rt.api }))
 	mux.HandleFunc("GET /healthz", a.health)
-	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
-		if rt := a.rt.Load(); rt != nil {
-			rt.metrics.ServeHTTP(w, r)
-			return
-		}
-		httpd.WriteError(w, r, a.log, murlog.NotFound("page"))
-	})
+	mux.HandleFunc("GET /metrics", a.live(func(rt *running) http.Handler { return rt.metrics }))
+	rooms := a.rooms()
 	for _, p := range federation.Patterns() {
-		mux.HandleFunc(p, a.federation)
+		mux.Handle(p, rooms[roomFederation])
 	}
-	mux.HandleFunc("POST /inbox", a.inbox)
 	for _, p := range blog.Patterns() {
-		mux.HandleFunc(p, a.blog)
+		mux.Handle(p, rooms[roomBlog])
 	}
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost && federation.IsInboxPath(r.URL.Path) {
-			a.inbox(w, r)
-			return
-		}
-		if (r.Method == http.MethodGet || r.Method == http.MethodHead) && federation.IsProfilePath(r.URL.Path) {
-			a.profile(w, r)
-			return
-		}
-		a.notFound(w, r)
-	})
+	// The inboxes and the personas' negotiated addresses: see dispatch.
+	mux.Handle("/", dispatched(rooms))
 	var h http.Handler = mux
 	if a.opts.CavageOnly {
 		h = refuseRFC9421Inbox(h)
@@ -376,22 +237,12 @@ func (a *App) routes() http.Handler {
 	return httpd.Log(a.log.With("svc", a.svc()), httpd.Guard(a.phase, h))
 }
 
-// federation serves discovery and the ActivityPub documents once setup
-// is complete (the guard answers before that).
-func (a *App) federation(w http.ResponseWriter, r *http.Request) {
-	if rt := a.rt.Load(); rt != nil && rt.fed != nil {
-		rt.fed.ServeHTTP(w, r)
-		return
-	}
-	httpd.WriteError(w, r, a.log, murlog.NotFound("page"))
-}
-
 // health answers 200 when the site can serve and write, for load
 // balancers and uptime checks; 503 naming the reason before setup is
 // complete and when the database cannot be read or written.
 func (a *App) health(w http.ResponseWriter, r *http.Request) {
-	rt := a.rt.Load()
-	if rt == nil {
+	in := a.inst.Load()
+	if in == nil {
 		httpd.WriteError(w, r, a.log, murlog.Errorf(murlog.EUnavailable, "not configured: setup step 1 is not done"))
 		return
 	}
@@ -399,11 +250,11 @@ func (a *App) health(w http.ResponseWriter, r *http.Request) {
 		httpd.WriteError(w, r, a.log, murlog.Errorf(murlog.EUnavailable, "setup is not complete: step 2 is not done"))
 		return
 	}
-	if err := rt.eng.health(r.Context()); err != nil {
+	if err := in.eng.health(r.Context()); err != nil {
 		httpd.WriteError(w, r, a.log, err)
 		return
 	}
-	if err := rt.jobs.HealthCheck(r.Context()); err != nil {
+	if err := in.jobs.HealthCheck(r.Context()); err != nil {
 		httpd.WriteError(w, r, a.log, murlog.Errorf(murlog.EUnavailable, "job queue unavailable"))
 		return
 	}
@@ -414,12 +265,12 @@ func (a *App) health(w http.ResponseWriter, r *http.Request) {
 
 // metricsSource answers /metrics: queue depth from what the workers read,
 // stored counters from the embedded queue's database.
-type metricsSource struct{ rt *runtime }
+type metricsSource struct{ in *installed }
 
 func (m metricsSource) Counts(ctx context.Context) ([]queue.Count, error) {
-	return m.rt.jobs.Counts(ctx)
+	return m.in.jobs.Counts(ctx)
 }
 
 func (m metricsSource) Samples(ctx context.Context) ([]queue.Sample, error) {
-	return m.rt.eng.stats.Samples(ctx)
+	return m.in.eng.stats.Samples(ctx)
 }

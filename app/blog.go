@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 
 	"github.com/murlog/murlog"
-	"github.com/murlog/murlog/activitypub"
 	"github.com/murlog/murlog/blog"
 	"github.com/murlog/murlog/config"
 	"github.com/murlog/murlog/federation"
@@ -16,9 +15,9 @@ import (
 
 // themeSet returns the app's themes, built once: themes_dir when it
 // exists, else the copy built into the binary, with parsed templates
-// kept in <data_dir>/cache/templates between processes. The set parses templates as
-// pages need them and keeps them, so a rewire after setup must not throw
-// that away.
+// kept in <data_dir>/cache/templates between processes. The set parses
+// templates as pages need them and keeps them, so the running site built
+// when setup completes must not throw that away.
 func (a *App) themeSet(cfg *config.Config) *theme.Set {
 	a.themesOnce.Do(func() {
 		a.themes = theme.Open(cfg.ThemesDir, themes.FS(), theme.Options{Log: a.log, OneShot: a.opts.OneShot,
@@ -35,12 +34,12 @@ func (a *App) themeSet(cfg *config.Config) *theme.Set {
 // converging with other processes by the TTL, as the federation
 // documents do), and the texts derived from post HTML; a CGI process
 // keeps nothing.
-func (a *App) wireBlog(rt *runtime) {
+func (a *App) wireBlog(rt *running) {
 	l := &blog.Loader{Site: rt.site, Store: rt.eng.store, Themes: a.themeSet(rt.cfg), Log: a.log, Now: a.opts.Now}
 	if !a.opts.OneShot {
 		l.SiteTTL, l.TextCache = blogSiteTTL, blogTextCache
 	}
-	rt.blogLoader, rt.blog, rt.dropPages = l, blog.NewHandler(l), l.Invalidate
+	rt.blogLoader, rt.blog = l, blog.NewHandler(l)
 }
 
 // The blog's caches in a resident process.
@@ -49,30 +48,10 @@ const (
 	blogTextCache = 4096 // posts; a few hundred bytes each
 )
 
-// blog serves the public site once setup is complete (the guard answers
-// before that).
-func (a *App) blog(w http.ResponseWriter, r *http.Request) {
-	if rt := a.rt.Load(); rt != nil && rt.blog != nil {
-		rt.blog.ServeHTTP(w, r)
-		return
-	}
-	httpd.WriteError(w, r, a.log, murlog.NotFound("page"))
-}
-
-// profile serves a GET of "/@name…": the ActivityPub JSON to servers that
-// ask for it, the blog to everyone else. Both answer Vary: Accept.
-func (a *App) profile(w http.ResponseWriter, r *http.Request) {
-	if activitypub.Accepts(r.Header.Get("Accept")) {
-		a.federation(w, r)
-		return
-	}
-	a.blog(w, r)
-}
-
 // notFound answers what no route serves: the blog's themed page to a
 // browser, the error document to everything else.
 func (a *App) notFound(w http.ResponseWriter, r *http.Request) {
-	if rt := a.rt.Load(); rt != nil && rt.blog != nil && httpd.WantsHTML(r) {
+	if rt := a.running.Load(); rt != nil && httpd.WantsHTML(r) {
 		rt.blog.NotFound(w, r)
 		return
 	}

@@ -26,14 +26,14 @@ func (a *App) configure(ctx context.Context, values map[string]string) (err erro
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	path := a.opts.ConfigPath
-	if _, err := os.Stat(path); err == nil || a.rt.Load() != nil {
+	if _, err := os.Stat(path); err == nil || a.inst.Load() != nil {
 		return murlog.Errorf(murlog.EConflict, "murlog.ini already exists")
 	}
 	if values["data_dir"] == "" {
-		return murlog.Invalid("data_dir", "is required")
+		return murlog.Required("data_dir")
 	}
 	if values["media_path"] == "" {
-		return murlog.Invalid("media_path", "is required")
+		return murlog.Required("media_path")
 	}
 	for _, k := range []string{"data_dir", "media_path", "web_dir"} {
 		if config.HasControl(values[k]) {
@@ -92,12 +92,15 @@ func (a *App) configure(ctx context.Context, values map[string]string) (err erro
 			u.add(cfg.DBPath() + f)
 		}
 	}
-	rt, err := a.open(ctx, cfg)
+	in, rt, err := a.open(ctx, cfg)
 	if err != nil {
 		return &admin.DirError{Field: "data_dir", Reason: "dir.db_failed", Args: []any{cfg.DataDir}, Err: err}
 	}
 	a.cfg.Store(cfg)
-	a.rt.Store(rt)
+	a.inst.Store(in)
+	if rt != nil {
+		a.running.Store(rt)
+	}
 	return nil
 }
 

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/murlog/murlog/federation"
+	"github.com/murlog/murlog/inbox"
 	"github.com/murlog/murlog/post"
 	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/queue/migrate"
@@ -27,58 +27,59 @@ type jobQueue interface {
 	queue.Inspector
 }
 
-// wireJobs wires the queue and the worker's handlers of a runtime: the
+// wireJobs wires the queue and the worker's handlers of a site: the
 // registry of handlers and their policies, the embedded SQLite queue
-// (rt.queue, which transactional enqueue writes) retrying by those
+// (in.queue, which transactional enqueue writes) retrying by those
 // policies, and, while moving to another provider (queue_dual_write), the
 // Switch the workers read through, with the run-once ledger.
-func (a *App) wireJobs(ctx context.Context, rt *runtime) error {
-	rt.registry = worker.NewRegistry()
-	rt.queue = rt.queueOf(rt.eng)
-	rt.jobs = rt.queue
-	rt.wake = rt.eng.queue.Woken()
-	if dsn := rt.cfg.QueueDualWrite; dsn != "" {
+func (a *App) wireJobs(ctx context.Context, in *installed) error {
+	in.registry = worker.NewRegistry()
+	in.queue = in.queueOf(in.eng)
+	in.jobs = in.queue
+	in.wake = in.eng.queue.Woken()
+	if dsn := in.cfg.QueueDualWrite; dsn != "" {
 		sec, err := a.openQueueDSN(ctx, dsn)
 		if err != nil {
 			return fmt.Errorf("open the secondary queue %s: %w", dsn, err)
 		}
-		rt.secondary = sec
-		q, err := migrate.FromConfig(rt.queue, rt.queueOf(sec), !rt.cfg.QueueSingleWrite, rt.cfg.QueueReadFrom)
+		in.secondary = sec
+		q, err := migrate.FromConfig(in.queue, in.queueOf(sec), !in.cfg.QueueSingleWrite, in.cfg.QueueReadFrom)
 		if err != nil {
 			sec.close()
+			in.secondary = nil
 			return err
 		}
 		sw := q.(*migrate.Switch)
-		rt.jobs, rt.wake, rt.ledger = sw, sw.Woken(), rt.eng.ledger
+		in.jobs, in.wake, in.ledger = sw, sw.Woken(), in.eng.ledger
 	}
-	worker.RegisterMaintenance(rt.registry, rt.jobs, rt.eng.vacuum, a.opts.Now)
-	post.RegisterJobs(rt.registry, rt.eng.store)
-	social.RegisterJobs(rt.registry, rt.eng.store)
-	federation.RegisterInboxJobs(rt.registry, rt.eng.store)
-	a.wireFederationJobs(rt)
+	worker.RegisterMaintenance(in.registry, in.jobs, in.eng.vacuum, a.opts.Now)
+	post.RegisterJobs(in.registry, in.eng.store)
+	social.RegisterJobs(in.registry, in.eng.store)
+	inbox.RegisterJobs(in.registry, in.eng.store)
+	a.wireFederationJobs(in)
 	return nil
 }
 
 // queueOf returns the queue over e's embedded queue engine, retrying by
-// the runtime's registered policies.
-func (rt *runtime) queueOf(e *engine) *queue.Managed {
-	return queue.New(e.queue, queue.Options{Policies: rt.registry})
+// the site's registered policies.
+func (in *installed) queueOf(e *engine) *queue.Managed {
+	return queue.New(e.queue, queue.Options{Policies: in.registry})
 }
 
 // relaying reports whether jobs enqueued in the ledger's transactions must
 // be carried to the secondary queue: they land in the embedded queue,
 // which the workers no longer read once reads switched to the secondary.
-func (rt *runtime) relaying() bool {
-	return rt.secondary != nil && rt.cfg.QueueReadFrom == "secondary"
+func (in *installed) relaying() bool {
+	return in.secondary != nil && in.cfg.QueueReadFrom == "secondary"
 }
 
 // relay moves jobs from the embedded queue to the secondary: once (for
 // `worker --once`), or following until ctx ends (beside a resident worker).
-func (a *App) relay(ctx context.Context, rt *runtime, follow bool) {
-	if !rt.relaying() {
+func (a *App) relay(ctx context.Context, in *installed, follow bool) {
+	if !in.relaying() {
 		return
 	}
-	d, err := migrate.Drain(ctx, rt.queue, rt.queue, rt.queueOf(rt.secondary), migrate.DrainOptions{Follow: follow})
+	d, err := migrate.Drain(ctx, in.queue, in.queue, in.queueOf(in.secondary), migrate.DrainOptions{Follow: follow})
 	if err != nil && ctx.Err() == nil {
 		a.log.Error("relaying jobs to the secondary queue failed", "err", err)
 	}
@@ -87,25 +88,25 @@ func (a *App) relay(ctx context.Context, rt *runtime, follow bool) {
 	}
 }
 
-// newWorker returns a worker over rt's queue. Job events are logged in
+// newWorker returns a worker over in's queue. Job events are logged in
 // the shape of every log line (time, level, msg) with the queue seed's
 // fields as attributes (event, svc, queue.*, job.*, trace_id).
-func (a *App) newWorker(rt *runtime, svc string) *worker.Worker {
+func (a *App) newWorker(in *installed, svc string) *worker.Worker {
 	o := worker.Options{
-		Queue: rt.jobs, Inspector: rt.jobs, Registry: rt.registry,
-		MinConcurrency: rt.cfg.WorkerMinConcurrency, MaxConcurrency: rt.cfg.WorkerMaxConcurrency,
+		Queue: in.jobs, Inspector: in.jobs, Registry: in.registry,
+		MinConcurrency: in.cfg.WorkerMinConcurrency, MaxConcurrency: in.cfg.WorkerMaxConcurrency,
 		Logger: worker.NewJobLogger(a.opts.Stderr, a.level()),
-		Wake:   rt.wake, Svc: svc,
+		Wake:   in.wake, Svc: svc,
 		// Remote data nobody local interacted with is pruned daily.
 		// So are inbox items past their dedupe window.
-		Periodic: []func(time.Time) queue.Job{social.DailyPrune, federation.DailyInboxPrune},
+		Periodic: []func(time.Time) queue.Job{social.DailyPrune, inbox.DailyPrune},
 		OnConcurrency: func(n int) {
 			// Best effort: a gauge must never hold up jobs.
-			rt.eng.stats.SetGauge(context.Background(), "worker_concurrency", float64(n))
+			in.eng.stats.SetGauge(context.Background(), "worker_concurrency", float64(n))
 		},
 	}
-	if rt.ledger != nil {
-		o.Ledger = rt.ledger
+	if in.ledger != nil {
+		o.Ledger = in.ledger
 	}
 	return worker.New(o)
 }
@@ -160,14 +161,14 @@ func RunWorker(ctx context.Context, o Options, once bool) (int, error) {
 		return 0, err
 	}
 	defer a.Close()
-	rt := a.rt.Load()
-	if rt == nil {
+	in := a.inst.Load()
+	if in == nil {
 		return 0, fmt.Errorf("no %s at %s: set murlog up first", "murlog.ini", a.Config().Path)
 	}
-	lock, err := lockWorker(rt.cfg.DataDir)
+	lock, err := lockWorker(in.cfg.DataDir)
 	switch {
 	case errors.Is(err, ErrLocked) && once:
-		a.log.Info("another worker holds the lock; exiting", "lock", filepath.Join(rt.cfg.DataDir, LockFile))
+		a.log.Info("another worker holds the lock; exiting", "lock", filepath.Join(in.cfg.DataDir, LockFile))
 		return 0, nil
 	case errors.Is(err, ErrLocked):
 		a.log.Warn("another worker holds the lock; running anyway (claims never overlap)")
@@ -177,22 +178,22 @@ func RunWorker(ctx context.Context, o Options, once bool) (int, error) {
 		defer lock.Close()
 	}
 	if once {
-		return a.runOnce(ctx, rt, lock)
+		return a.runOnce(ctx, in, lock)
 	}
-	go a.relay(ctx, rt, true)
-	return 0, a.newWorker(rt, "murlog-worker").Run(ctx)
+	go a.relay(ctx, in, true)
+	return 0, a.newWorker(in, "murlog-worker").Run(ctx)
 }
 
 // runOnce is `murlog worker --once` holding lock. When its batches find
 // nothing it lets the lock go and looks once more: a job enqueued while it
 // was finishing would otherwise wait for the next request or cron run,
 // since the worker spawned for it yielded to this one's lock.
-func (a *App) runOnce(ctx context.Context, rt *runtime, lock *os.File) (int, error) {
+func (a *App) runOnce(ctx context.Context, in *installed, lock *os.File) (int, error) {
 	start := time.Now()
-	w := a.newWorker(rt, "murlog-worker-once")
+	w := a.newWorker(in, "murlog-worker-once")
 	total := 0
 	for {
-		a.relay(ctx, rt, false)
+		a.relay(ctx, in, false)
 		n, err := w.RunOnce(ctx, worker.OnceLifetime-time.Since(start))
 		total += n
 		if err != nil || ctx.Err() != nil || time.Since(start) >= worker.OnceLifetime {
@@ -200,21 +201,21 @@ func (a *App) runOnce(ctx context.Context, rt *runtime, lock *os.File) (int, err
 			return total, err
 		}
 		lock.Close()
-		more, err := a.anyRunnable(ctx, rt)
+		more, err := a.anyRunnable(ctx, in)
 		if err != nil || !more {
 			return total, err
 		}
-		if lock, err = lockWorker(rt.cfg.DataDir); err != nil {
+		if lock, err = lockWorker(in.cfg.DataDir); err != nil {
 			return total, nil // another worker took over
 		}
 	}
 }
 
 // anyRunnable reports whether a job is runnable in either queue.
-func (a *App) anyRunnable(ctx context.Context, rt *runtime) (bool, error) {
-	ok, err := rt.eng.runnable(ctx)
-	if err == nil && !ok && rt.secondary != nil {
-		ok, err = rt.secondary.runnable(ctx)
+func (a *App) anyRunnable(ctx context.Context, in *installed) (bool, error) {
+	ok, err := in.eng.runnable(ctx)
+	if err == nil && !ok && in.secondary != nil {
+		ok, err = in.secondary.runnable(ctx)
 	}
 	return ok, err
 }
@@ -224,28 +225,28 @@ func (a *App) anyRunnable(ctx context.Context, rt *runtime) (bool, error) {
 func (a *App) runWorkerInServe(ctx context.Context) error {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
-	for a.rt.Load() == nil {
+	for a.inst.Load() == nil {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
 		}
 	}
-	rt := a.rt.Load()
-	go a.holdLock(ctx, rt)
-	go a.relay(ctx, rt, true)
-	return a.newWorker(rt, "murlog-serve").Run(ctx)
+	in := a.inst.Load()
+	go a.holdLock(ctx, in)
+	go a.relay(ctx, in, true)
+	return a.newWorker(in, "murlog-serve").Run(ctx)
 }
 
 // holdLock takes the worker lock for serve's resident worker, so cron and
 // CGI workers yield to it, and keeps trying while a `worker --once` holds
 // it. Running meanwhile is safe (claims never overlap), only not alone.
-func (a *App) holdLock(ctx context.Context, rt *runtime) {
+func (a *App) holdLock(ctx context.Context, in *installed) {
 	t := time.NewTicker(time.Minute)
 	defer t.Stop()
 	warned := false
 	for {
-		lock, err := lockWorker(rt.cfg.DataDir)
+		lock, err := lockWorker(in.cfg.DataDir)
 		if err == nil {
 			<-ctx.Done()
 			lock.Close()
@@ -270,18 +271,18 @@ func (a *App) holdLock(ctx context.Context, rt *runtime) {
 // clean environment: nothing of the request (HTTP_*, GATEWAY_INTERFACE…)
 // reaches it.
 func (a *App) spawnWorker(ctx context.Context) error {
-	rt := a.rt.Load()
-	if rt == nil {
+	in := a.inst.Load()
+	if in == nil {
 		return nil
 	}
-	ok, err := a.anyRunnable(ctx, rt)
+	ok, err := a.anyRunnable(ctx, in)
 	if err != nil || !ok {
 		return err
 	}
 	// A worker already running (it holds the lock) will get to the jobs;
 	// starting another only for it to yield would cost a process per
 	// request on a busy site.
-	lock, err := lockWorker(rt.cfg.DataDir)
+	lock, err := lockWorker(in.cfg.DataDir)
 	if errors.Is(err, ErrLocked) {
 		return nil
 	}
@@ -298,14 +299,14 @@ func (a *App) spawnWorker(ctx context.Context) error {
 		return err
 	}
 	defer null.Close()
-	logf, err := openWorkerLog(rt.cfg.DataDir)
+	logf, err := openWorkerLog(in.cfg.DataDir)
 	if err != nil {
 		logf = null
 	} else {
 		defer logf.Close()
 	}
-	cmd := exec.Command(exe, "worker", "--once", "--config", rt.cfg.Path)
-	cmd.Dir = filepath.Dir(rt.cfg.Path)
+	cmd := exec.Command(exe, "worker", "--once", "--config", in.cfg.Path)
+	cmd.Dir = filepath.Dir(in.cfg.Path)
 	cmd.Env = workerEnv(os.Environ())
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = null, null, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}

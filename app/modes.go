@@ -308,8 +308,8 @@ func (a *App) currentSetupToken() string {
 // anyone but a direct local request, when setup is not complete, and
 // prints the link carrying it on stderr (and in the log) for the owner.
 func (a *App) armSetupToken(ctx context.Context, addr net.Addr) error {
-	if rt := a.rt.Load(); rt != nil {
-		if done, err := rt.setup.Complete(ctx); err != nil || done {
+	if in := a.inst.Load(); in != nil {
+		if done, err := in.setup.Complete(ctx); err != nil || done {
 			return err
 		}
 	}

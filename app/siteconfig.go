@@ -20,12 +20,3 @@ func newSiteConfig(db store.Store, log *slog.Logger, themes *theme.Set, onChange
 		Log:         log,
 	})
 }
-
-// pubConfigChanged is the site config service's OnChange: the blog drops
-// the settings it keeps (dropPages is its Loader's Invalidate once setup
-// is complete; the read path's artifacts will hook in here too).
-func (rt *runtime) pubConfigChanged() {
-	if rt.dropPages != nil {
-		rt.dropPages()
-	}
-}

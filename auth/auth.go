@@ -105,39 +105,6 @@ func (s *Service) hash(ctx context.Context, pw string) (h string, err error) {
 	return h, nil
 }
 
-// Caller is who is making a request, as resolved by the HTTP edge.
-type Caller struct {
-	Owner       bool
-	Via         string // "session", "token" or "" for anonymous
-	Presented   string // the credential sent, valid or not: "session", "token" or ""
-	SessionHash string
-	TokenID     string
-	// CSRFOK is set when the request proved it came from our own pages:
-	// the double-submit cookie matched the X-CSRF-Token header.
-	CSRFOK bool
-	// AuthErr is why presented credentials were refused (expired session,
-	// revoked token); the caller is then anonymous.
-	AuthErr error
-	// ClientKey is the rate-limit key of the client address.
-	ClientKey string
-	UserAgent string
-}
-
-type callerKey struct{}
-
-// WithCaller returns ctx carrying c.
-func WithCaller(ctx context.Context, c *Caller) context.Context {
-	return context.WithValue(ctx, callerKey{}, c)
-}
-
-// CallerFrom returns the caller in ctx, or an anonymous one.
-func CallerFrom(ctx context.Context) *Caller {
-	if c, ok := ctx.Value(callerKey{}).(*Caller); ok {
-		return c
-	}
-	return &Caller{}
-}
-
 // LoginInput is one login attempt.
 type LoginInput struct {
 	Password string

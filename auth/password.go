@@ -42,10 +42,10 @@ func ValidatePassword(field, pw string) error {
 	}
 	n := utf8.RuneCountInString(pw)
 	if n < MinPasswordLen {
-		return murlog.Invalid(field, "must be at least %d characters", MinPasswordLen)
+		return murlog.TooShort(field, "must be at least %d characters", MinPasswordLen)
 	}
 	if n > MaxPasswordLen {
-		return murlog.Invalid(field, "must be at most %d characters", MaxPasswordLen)
+		return murlog.TooLong(field, "must be at most %d characters", MaxPasswordLen)
 	}
 	return nil
 }

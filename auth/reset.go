@@ -179,7 +179,7 @@ func (s *Service) ResetPassword(ctx context.Context, in ResetInput) error {
 	}
 	submitted := strings.TrimSpace(in.Secret)
 	if submitted == "" {
-		return murlog.Invalid("secret", "is required")
+		return murlog.Required("secret")
 	}
 	rf, err := readResetFile(in.Path, in.OwnerRef)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
-	"github.com/murlog/murlog/federation"
+	"github.com/murlog/murlog/inbox"
 	"io"
 	"net"
 	"net/http"
@@ -145,7 +145,7 @@ func TestInboxLoad(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	t.Logf("backlog of %d accepted Creates processed %v after the last was accepted (inbox.process runs %d at a time)",
-		ok.n+paced.n, time.Since(drainStart).Round(100*time.Millisecond), federation.InboxConcurrency)
+		ok.n+paced.n, time.Since(drainStart).Round(100*time.Millisecond), inbox.Concurrency)
 	fetches1 := actors.hits.Load()
 	refused := []int{http.StatusUnauthorized, http.StatusTooManyRequests}
 	badFlood := runPosts(hc, s.base, d, func(i int) *signedPost { return flood[i%len(flood)] }, refused...)

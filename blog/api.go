@@ -73,6 +73,9 @@ func (l *Loader) APIPost(ctx context.Context, id string) (*PostDoc, error) {
 			return err
 		}
 		doc = &PostDoc{Post: l.postView(s, p, true)}
+		if p.Page {
+			return nil // in the menu, not between posts
+		}
 		older, newer, err := l.neighbours(s, p)
 		if err != nil {
 			return err

@@ -137,7 +137,7 @@ func (e *env) do(method, path, body string, hdr ...string) resp {
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
-	res, err := e.srv.Client().Do(req)
+	res, err := e.client().Do(req)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -149,6 +149,32 @@ func (e *env) do(method, path, body string, hdr ...string) resp {
 	return resp{res.StatusCode, res.Header, string(b)}
 }
 
-func (e *env) postPath(p *murlog.Post) string { return "/@alice/" + p.ID }
+// client follows redirects to the site's absolute URLs (https://blog.example/…)
+// on the test server.
+func (e *env) client() *http.Client {
+	c := *e.srv.Client()
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) >= 10 {
+			return http.ErrUseLastResponse
+		}
+		if req.URL.Host == e.site.Domain {
+			srv, _ := url.Parse(e.srv.URL)
+			req.URL.Scheme, req.URL.Host, req.Host = srv.Scheme, srv.Host, srv.Host
+		}
+		return nil
+	}
+	return &c
+}
+
+// postPath is a post's page: its slug address, or its id's without one.
+func (e *env) postPath(p *murlog.Post) string { return "/@alice/" + url.PathEscape(seg(p)) }
+
+// seg is the last segment of a post's page address.
+func seg(p *murlog.Post) string {
+	if p.Slug != "" {
+		return p.Slug
+	}
+	return p.ID
+}
 
 func urlQuery(s string) string { return url.QueryEscape(s) }

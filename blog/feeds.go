@@ -71,8 +71,9 @@ func (l *Loader) Feed(ctx context.Context, username, tag string) (*FeedDoc, erro
 // of a vertical theme.
 func (l *Loader) feedItem(s *scope, p *murlog.Post) feed.Item {
 	a := l.authorOf(s, p.PersonaID)
-	u := l.Site.PostURL(a.username, p.ID)
-	it := feed.Item{ID: u, Link: u, ContentHTML: p.Content, Summary: l.texts(p).description, Author: a.name, Tags: p.Tags,
+	// The item's id stays the post's stable address, so a reader does
+	// not see an article anew when its slug changes; the link is its page.
+	it := feed.Item{ID: l.Site.PostURL(a.username, p.ID), Link: l.Site.PageURL(a.username, p.ID, p.Slug), ContentHTML: p.Content, Summary: l.texts(p).description, Author: a.name, Tags: p.Tags,
 		Published: *p.PublishedAt, Updated: *p.PublishedAt}
 	if p.Kind == murlog.KindArticle {
 		it.Title = p.Title // a note's title is the feed writer's excerpt
@@ -84,7 +85,8 @@ func (l *Loader) feedItem(s *scope, p *murlog.Post) feed.Item {
 }
 
 // Sitemap loads sitemap.xml's URLs: the site pages, then the listed
-// posts, newest first.
+// posts and the pages of the site menu (a page is content search engines
+// should find), newest first, each at its page address.
 func (l *Loader) Sitemap(ctx context.Context) ([]feed.URL, error) {
 	var urls []feed.URL
 	err := l.view(ctx, func(tx store.Tx) error {
@@ -105,7 +107,7 @@ func (l *Loader) Sitemap(ctx context.Context) ([]feed.URL, error) {
 			if e.UpdatedAt.After(lm) {
 				lm = e.UpdatedAt
 			}
-			urls = append(urls, feed.URL{Loc: l.Site.PostURL(e.Username, e.ID), LastMod: lm})
+			urls = append(urls, feed.URL{Loc: l.Site.PageURL(e.Username, e.ID, e.Slug), LastMod: lm})
 		}
 		return nil
 	})

@@ -148,6 +148,14 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request, p *Page, err erro
 		h.fail(w, r, err)
 		return
 	}
+	if p.Redirect != "" {
+		// No-cache like every page: a slug can be renamed back, and a
+		// browser keeping an old 301 would then go round in a loop.
+		h.security(w.Header(), BaseCSP)
+		w.Header()["Cache-Control"] = h.hdr.noCache
+		http.Redirect(w, r, p.Redirect, http.StatusMovedPermanently)
+		return
+	}
 	h.write(w, r, p.Status(), h.hdr.html, CSP(p), RenderPage(h.themes, p))
 }
 

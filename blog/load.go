@@ -83,8 +83,9 @@ type scope struct {
 	primary bool // the page is served at the root (/, /search)
 	cfg     *murlog.PubConfig
 	ext     siteconfig.Extensions
-	lang    string // page language: "en" or "ja"
-	langTag string // the site_language setting as stored
+	menu    []store.MenuEntry // the persona's pages, for the site menu
+	lang    string            // page language: "en" or "ja"
+	langTag string            // the site_language setting as stored
 	noIndex bool
 	noAI    bool
 	info    theme.Info
@@ -176,10 +177,14 @@ type personaSite struct {
 	persona *murlog.Persona
 	cfg     *murlog.PubConfig
 	ext     siteconfig.Extensions
+	menu    []store.MenuEntry
 	langTag string
 	noIndex bool
 	noAI    bool
 }
+
+// MaxMenu is how many pages the site menu lists.
+const MaxMenu = 20
 
 func (l *Loader) readSite(tx store.Tx, p *murlog.Persona) (*personaSite, error) {
 	cfg, ext, err := siteconfig.Load(tx, p.ID)
@@ -193,13 +198,17 @@ func (l *Loader) readSite(tx store.Tx, p *murlog.Persona) (*personaSite, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &personaSite{persona: p, cfg: cfg, ext: ext, langTag: m[settings.KeyLanguage],
+	menu, err := tx.PublicPosts().Pages(p.ID, l.now(tx), MaxMenu)
+	if err != nil {
+		return nil, err
+	}
+	return &personaSite{persona: p, cfg: cfg, ext: ext, menu: menu, langTag: m[settings.KeyLanguage],
 		noIndex: m[settings.KeyRobotsNoindex] == "1", noAI: m[settings.KeyRobotsNoAI] != "0"}, nil
 }
 
 func (l *Loader) scopeFrom(tx store.Tx, ps *personaSite, primary bool) *scope {
 	s := &scope{tx: tx, now: l.now(tx), persona: ps.persona, primary: primary, cfg: ps.cfg, ext: ps.ext,
-		langTag: ps.langTag, noIndex: ps.noIndex, noAI: ps.noAI}
+		menu: ps.menu, langTag: ps.langTag, noIndex: ps.noIndex, noAI: ps.noAI}
 	s.lang = pageLang(s.langTag)
 	s.t = stringsFor(s.lang)
 	name := ps.cfg.DesignTheme
@@ -303,6 +312,9 @@ func (l *Loader) base(s *scope, kind string) *Page {
 		URL: l.siteURL(s), Username: u, ShowServiceHeader: s.cfg.ShowServiceHeader, ShowSiteName: s.cfg.ShowSiteName,
 		ShowPagination: s.cfg.ShowPagination, ServiceName: "murlog", ServiceURL: l.Site.Base() + "/",
 		FeedRSS: l.Site.PersonaURL(u) + "/feed.rss", FeedAtom: l.Site.PersonaURL(u) + "/feed.atom", SearchURL: l.searchURL(s)}
+	for _, e := range s.menu {
+		p.Site.Menu = append(p.Site.Menu, MenuLink{Title: e.Title, URL: l.Site.PageURL(u, e.ID, e.Slug)})
+	}
 	api := l.Site.Base() + "/api/pub/"
 	p.Hydrate = Hydrate{Username: u, PostsAPI: api + "personas/" + url.PathEscape(u) + "/posts", ByIDsAPI: api + "posts/by-ids",
 		ConfigAPI: api + "personas/" + url.PathEscape(u) + "/config", Lang: s.lang}

@@ -55,6 +55,11 @@ type Page struct {
 	Hydrate Hydrate `json:"-" handlebars:"hydrate"`
 	// HydrateJSON is Hydrate encoded, HTML-safe ("<" escaped).
 	HydrateJSON string `json:"-" handlebars:"hydrate_json"`
+
+	// Redirect, when set, is where this address has moved (an article's
+	// id address or old slug, to its slug address): the handler answers
+	// 301 and renders nothing.
+	Redirect string `json:"-" handlebars:"-"`
 }
 
 // ThemeView names the theme and its hashed assets.
@@ -86,6 +91,16 @@ type SiteView struct {
 	FeedRSS           string `json:"-" handlebars:"feed_rss"`
 	FeedAtom          string `json:"-" handlebars:"feed_atom"`
 	SearchURL         string `json:"-" handlebars:"search_url"`
+	// Menu is the persona's pages (About, Contact …), oldest first: the
+	// site menu of every page (the nav partial).
+	Menu []MenuLink `json:"-" handlebars:"menu"`
+}
+
+// MenuLink is a page in the site menu. Current marks the page shown.
+type MenuLink struct {
+	Title   string `handlebars:"title"`
+	URL     string `handlebars:"url"`
+	Current bool   `handlebars:"current"`
 }
 
 // ProfileView is a persona's public profile.
@@ -117,6 +132,7 @@ type PostView struct {
 	Kind             string    `json:"kind" handlebars:"kind"`
 	IsNote           bool      `json:"is_note" handlebars:"is_note"`
 	IsArticle        bool      `json:"is_article" handlebars:"is_article"`
+	IsPage           bool      `json:"is_page,omitempty" handlebars:"is_page"` // a page of the site (About …): no date, no neighbours
 	Title            string    `json:"title" handlebars:"title"`               // articles; "" for notes
 	ListTitle        string    `json:"list_title" handlebars:"list_title"`     // title, or a note's excerpt: what a Plain list shows
 	ContentHTML      string    `json:"content_html" handlebars:"content_html"` // sanitized; converted for vertical themes

@@ -1,17 +1,19 @@
 package blog
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/store"
 )
 
-// PostPage loads a post's page: the article, its neighbours of the same
-// persona (when the persona shows pagination), the sidebar and the share
-// area. A post that is not published, or not this persona's, is the
-// persona's 404 page; a deleted one its 410 page.
-func (l *Loader) PostPage(ctx context.Context, username, id string) (*Page, error) {
+// PostPage loads the page at /@name/<seg>, where seg is a post id or an
+// article's slug. A post that is not published, or not this persona's, is
+// the persona's 404 page; a deleted one its 410 page. The page of an
+// article with a slug lives at its slug address: its id address, and
+// each of its old slugs, load as a redirect there (Page.Redirect).
+func (l *Loader) PostPage(ctx context.Context, username, seg string) (*Page, error) {
 	var page *Page
 	err := l.view(ctx, func(tx store.Tx) error {
 		s, missing, err := l.openPage(tx, username)
@@ -19,17 +21,30 @@ func (l *Loader) PostPage(ctx context.Context, username, id string) (*Page, erro
 			page = missing
 			return err
 		}
-		if !murlog.ValidID(id) {
+		var p *murlog.Post
+		switch {
+		case murlog.ValidID(seg):
+			p, err = l.publicPost(s, seg)
+			if murlog.ErrorCode(err) == murlog.ENotFound || err == nil && p.PersonaID != s.persona.ID {
+				page, err = l.missing(s, seg)
+				return err
+			}
+		case len(seg) <= murlog.MaxSlug:
+			p, err = l.slugPost(s, seg)
+			if murlog.ErrorCode(err) == murlog.ENotFound {
+				page = l.errorOf(s, 404)
+				return nil
+			}
+		default:
 			page = l.errorOf(s, 404)
 			return nil
 		}
-		p, err := l.publicPost(s, id)
-		if murlog.ErrorCode(err) == murlog.ENotFound || err == nil && p.PersonaID != s.persona.ID {
-			page, err = l.missing(s, id)
-			return err
-		}
 		if err != nil {
 			return err
+		}
+		if seg != cmp.Or(p.Slug, p.ID) {
+			page = &Page{Redirect: l.Site.PageURL(s.persona.Username, p.ID, p.Slug)}
+			return nil
 		}
 		page, err = l.postPage(s, p)
 		return err
@@ -54,7 +69,10 @@ func (l *Loader) postPage(s *scope, p *murlog.Post) (*Page, error) {
 	page := l.base(s, "post")
 	v := l.postView(s, p, true)
 	page.Post = &v
-	if s.cfg.ShowPagination {
+	for i := range page.Site.Menu {
+		page.Site.Menu[i].Current = page.Site.Menu[i].URL == v.URL
+	}
+	if s.cfg.ShowPagination && !p.Page { // a page is in the menu, not in the stream of posts
 		older, newer, err := l.neighbours(s, p)
 		if err != nil {
 			return nil, err

@@ -27,8 +27,11 @@ type postCache struct {
 	until  *time.Time // next publication at the epoch's start; nil for none
 	recent map[recentKey][]*murlog.Post
 	neigh  map[string][2]*murlog.Post
-	post   map[string]*murlog.Post // by id: posts PublicPosts.Get found
+	post   map[string]*murlog.Post  // by id: posts PublicPosts.Get found
+	slug   map[slugKey]*murlog.Post // by persona and slug: posts PublicPosts.BySlug found
 }
+
+type slugKey struct{ persona, slug string }
 
 type recentKey struct {
 	persona string
@@ -50,7 +53,8 @@ func (l *Loader) epoch(s *scope) (uint64, bool, error) {
 	c := &l.posts
 	c.mu.Lock()
 	ok := c.recent != nil && c.gen == gen && time.Since(c.at) <= l.SiteTTL &&
-		(c.until == nil || s.now.Before(*c.until)) && len(c.neigh) < maxNeighbours && len(c.post) < maxNeighbours
+		(c.until == nil || s.now.Before(*c.until)) && len(c.neigh) < maxNeighbours && len(c.post) < maxNeighbours &&
+		len(c.slug) < maxNeighbours
 	c.mu.Unlock()
 	if ok {
 		return gen, true, nil
@@ -62,6 +66,7 @@ func (l *Loader) epoch(s *scope) (uint64, bool, error) {
 	c.mu.Lock()
 	c.gen, c.at, c.until = gen, time.Now(), next
 	c.recent, c.neigh, c.post = map[recentKey][]*murlog.Post{}, map[string][2]*murlog.Post{}, map[string]*murlog.Post{}
+	c.slug = map[slugKey]*murlog.Post{}
 	c.mu.Unlock()
 	return gen, true, nil
 }
@@ -129,4 +134,12 @@ func (l *Loader) neighbours(s *scope, p *murlog.Post) (older, newer *murlog.Post
 func (l *Loader) publicPost(s *scope, id string) (*murlog.Post, error) {
 	return kept(l, s, func(c *postCache) map[string]*murlog.Post { return c.post }, id,
 		func() (*murlog.Post, error) { return s.tx.PublicPosts().Get(id, s.now) })
+}
+
+// slugPost returns the published post of s's persona whose slug or old
+// slug is slug (PublicPosts.BySlug), kept like publicPost: a rename is a
+// write, which ends the epoch.
+func (l *Loader) slugPost(s *scope, slug string) (*murlog.Post, error) {
+	return kept(l, s, func(c *postCache) map[slugKey]*murlog.Post { return c.slug }, slugKey{s.persona.ID, slug},
+		func() (*murlog.Post, error) { return s.tx.PublicPosts().BySlug(s.persona.ID, slug, s.now) })
 }

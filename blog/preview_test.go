@@ -56,7 +56,7 @@ func TestPreviewPageOverridesTheTheme(t *testing.T) {
 	}
 
 	// The persona's own page keeps its theme (default) after a preview.
-	own, err := e.loader.PostPage(ctx, "alice", newest.ID)
+	own, err := e.loader.PostPage(ctx, "alice", seg(newest))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,7 @@ func TestVerticalThemeConvertsForDisplayOnly(t *testing.T) {
 	a := e.post(post.CreateInput{Kind: murlog.KindArticle, Title: "第3回 Go", Content: "縦書きで ABC を12月に書く"})
 	e.clock.Advance(time.Second)
 	e.config(func(c *murlog.PubConfig) { c.DesignTheme = verticalTheme(e) })
-	p, err := e.loader.PostPage(ctx, "alice", a.ID)
+	p, err := e.loader.PostPage(ctx, "alice", seg(a))
 	if err != nil {
 		t.Fatal(err)
 	}

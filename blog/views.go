@@ -149,8 +149,8 @@ func excerptText(text string, n int) string {
 func (l *Loader) postView(s *scope, p *murlog.Post, withContent bool) PostView {
 	a := l.authorOf(s, p.PersonaID)
 	pt := l.texts(p)
-	v := PostView{ID: p.ID, URL: l.Site.PostURL(a.username, p.ID), Kind: string(p.Kind),
-		IsNote: p.Kind != murlog.KindArticle, IsArticle: p.Kind == murlog.KindArticle,
+	v := PostView{ID: p.ID, URL: l.Site.PageURL(a.username, p.ID, p.Slug), Kind: string(p.Kind),
+		IsNote: p.Kind != murlog.KindArticle, IsArticle: p.Kind == murlog.KindArticle, IsPage: p.Page,
 		ListTitle: pt.title, Summary: p.Summary, Sensitive: p.Sensitive || p.Summary != "",
 		Description: pt.description, Language: p.Language,
 		Author: a.name, AuthorURL: l.Site.PersonaURL(a.username),
@@ -199,7 +199,7 @@ func (l *Loader) postViews(s *scope, posts []*murlog.Post, mode string) []PostVi
 // postLink is a post in a short list (sidebar, prev/next).
 func (l *Loader) postLink(s *scope, p *murlog.Post) *PostLink {
 	a := l.authorOf(s, p.PersonaID)
-	pl := &PostLink{ID: p.ID, URL: l.Site.PostURL(a.username, p.ID), Title: l.linkTitle(p)}
+	pl := &PostLink{ID: p.ID, URL: l.Site.PageURL(a.username, p.ID, p.Slug), Title: l.linkTitle(p)}
 	if p.PublishedAt != nil {
 		pl.Published, pl.PublishedDisplay = rfc3339(*p.PublishedAt), displayTime(*p.PublishedAt, s.lang)
 	}

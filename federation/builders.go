@@ -2,7 +2,6 @@ package federation
 
 import (
 	"encoding/json"
-	"github.com/murlog/murlog/activitypub"
 	"html"
 	"path"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/activitypub"
 	"github.com/murlog/murlog/markup"
 )
 
@@ -21,7 +21,7 @@ import (
 
 // ActorObject is the full Person for p: the document at Site.ActorURL
 // (and, by content negotiation, what /@u/main-key answers).
-func ActorObject(site murlog.Site, p *murlog.Persona) *Actor {
+func ActorObject(site murlog.Site, p *murlog.Persona) *activitypub.Actor {
 	a := KeyActor(site, p)
 	a.Name = p.DisplayName
 	a.Summary = summaryHTML(site, p.Summary)
@@ -29,9 +29,9 @@ func ActorObject(site murlog.Site, p *murlog.Persona) *Actor {
 	a.Featured = site.FeaturedURL(p.Username)
 	a.ManuallyApprovesFollowers = ptr(p.Locked)
 	a.Discoverable = ptr(p.Discoverable)
-	a.Published = iso8601(p.CreatedAt)
+	a.Published = activitypub.FormatTime(p.CreatedAt)
 	for _, f := range p.Fields {
-		a.Attachment = append(a.Attachment, PropertyValue{Type: "PropertyValue", Name: f.Name, Value: fieldHTML(site, f.Value)})
+		a.Attachment = append(a.Attachment, activitypub.PropertyValue{Type: "PropertyValue", Name: f.Name, Value: fieldHTML(site, f.Value)})
 	}
 	a.Icon = mediaImage(site, p.AvatarPath)
 	a.Image = mediaImage(site, p.HeaderPath)
@@ -43,10 +43,10 @@ func ActorObject(site murlog.Site, p *murlog.Persona) *Actor {
 // unsigned fetch gets when authorized fetch is on: Mastodon's secure mode
 // does the same (mastodon#11269), so that a server can always verify a
 // signature by this persona without a signed fetch of its own.
-func KeyActor(site murlog.Site, p *murlog.Persona) *Actor {
+func KeyActor(site murlog.Site, p *murlog.Persona) *activitypub.Actor {
 	u := p.Username
-	return &Actor{
-		Context:           json.RawMessage(actorContext),
+	return &activitypub.Actor{
+		Context:           json.RawMessage(activitypub.ActorContext),
 		ID:                site.ActorURL(u),
 		Type:              "Person",
 		PreferredUsername: u,
@@ -54,14 +54,14 @@ func KeyActor(site murlog.Site, p *murlog.Persona) *Actor {
 		Outbox:            site.OutboxURL(u),
 		Followers:         site.FollowersURL(u),
 		Following:         site.FollowingURL(u),
-		Endpoints:         Endpoints{SharedInbox: site.SharedInboxURL()},
-		PublicKey:         PublicKey{ID: site.KeyID(u), Owner: site.ActorURL(u), PublicKeyPem: p.PublicKeyPEM},
+		Endpoints:         activitypub.Endpoints{SharedInbox: site.SharedInboxURL()},
+		PublicKey:         activitypub.PublicKey{ID: site.KeyID(u), Owner: site.ActorURL(u), PublicKeyPem: p.PublicKeyPEM},
 	}
 }
 
 // ActorJSON is ActorObject encoded.
 func ActorJSON(site murlog.Site, p *murlog.Persona) ([]byte, error) {
-	return Marshal(ActorObject(site, p))
+	return activitypub.Marshal(ActorObject(site, p))
 }
 
 // summaryHTML renders the plain-text bio as Mastodon renders one:
@@ -87,11 +87,11 @@ func renderer(site murlog.Site) *markup.Renderer {
 // MediaURL is where a stored media reference (avatars/abc.png) is served.
 func MediaURL(site murlog.Site, ref string) string { return site.Base() + "/media/" + ref }
 
-func mediaImage(site murlog.Site, ref string) *Image {
+func mediaImage(site murlog.Site, ref string) *activitypub.Image {
 	if ref == "" {
 		return nil
 	}
-	img := &Image{Type: "Image", URL: MediaURL(site, ref)}
+	img := &activitypub.Image{Type: "Image", URL: MediaURL(site, ref)}
 	switch strings.ToLower(path.Ext(ref)) {
 	case ".png":
 		img.MediaType = "image/png"
@@ -106,6 +106,8 @@ func mediaImage(site murlog.Site, ref string) *Image {
 	}
 	return img
 }
+
+func ptr[T any](v T) *T { return &v }
 
 // Mention is an actor a post mentions: its id and "@user@host".
 type Mention struct {
@@ -148,22 +150,22 @@ func OptionsOf(post *murlog.Post, allowQuotes bool) PostOptions {
 // opening with its title); its description is never put in summary,
 // which Mastodon shows as a content warning (mastodon#8609) — summary
 // carries only post.Summary, a real content warning.
-func PostObject(site murlog.Site, p *murlog.Persona, post *murlog.Post, o PostOptions) *Object {
+func PostObject(site murlog.Site, p *murlog.Persona, post *murlog.Post, o PostOptions) *activitypub.Post {
 	u := p.Username
 	mentions := make([]string, len(o.Mentions))
 	for i, m := range o.Mentions {
 		mentions[i] = m.Href
 	}
 	to, cc := activitypub.Addressing(post.Visibility, site.FollowersURL(u), mentions)
-	obj := &Object{
-		Context:      json.RawMessage(objectContext),
+	obj := &activitypub.Post{
+		Context:      json.RawMessage(activitypub.ObjectContext),
 		ID:           site.PostURL(u, post.ID),
 		Type:         "Note",
 		AttributedTo: site.ActorURL(u),
 		InReplyTo:    o.InReplyTo,
 		Summary:      post.Summary,
 		Content:      post.Content,
-		URL:          site.PostURL(u, post.ID),
+		URL:          site.PageURL(u, post.ID, post.Slug), // Mastodon links to url, Article or Note
 		To:           to,
 		Cc:           cc,
 		Sensitive:    ptr(post.Sensitive || post.Summary != ""),
@@ -178,49 +180,49 @@ func PostObject(site murlog.Site, p *murlog.Persona, post *murlog.Post, o PostOp
 		obj.Name = post.Title
 	}
 	if post.PublishedAt != nil {
-		obj.Published = iso8601(*post.PublishedAt)
+		obj.Published = activitypub.FormatTime(*post.PublishedAt)
 		// An edit after publication is an update; the first save of a
 		// scheduled post is not.
 		if post.UpdatedAt.After(*post.PublishedAt) {
-			obj.Updated = iso8601(post.UpdatedAt)
+			obj.Updated = activitypub.FormatTime(post.UpdatedAt)
 		}
 	}
 	if post.Language != "" {
 		obj.ContentMap = map[string]string{post.Language: post.Content}
 	}
 	for _, t := range post.Tags {
-		obj.Tag = append(obj.Tag, Tag{Type: "Hashtag", Href: site.TagURL(t), Name: "#" + t})
+		obj.Tag = append(obj.Tag, activitypub.Tag{Type: "Hashtag", Href: site.TagURL(t), Name: "#" + t})
 	}
 	for _, m := range o.Mentions {
-		obj.Tag = append(obj.Tag, Tag{Type: "Mention", Href: m.Href, Name: m.Name})
+		obj.Tag = append(obj.Tag, activitypub.Tag{Type: "Mention", Href: m.Href, Name: m.Name})
 	}
 	obj.Replies = RepliesCollection(site, u, post.ID, o.Replies, false)
 	// FEP-044f: without a policy Mastodon 4.5 treats a post as unquotable.
 	quote := []string{}
 	if !o.NoQuotes && (post.Visibility == murlog.VisibilityPublic || post.Visibility == murlog.VisibilityUnlisted) {
-		quote = []string{Public}
+		quote = []string{activitypub.Public}
 	}
-	obj.InteractionPolicy = &InteractionPolicy{CanQuote: Approval{AutomaticApproval: quote}}
+	obj.InteractionPolicy = &activitypub.InteractionPolicy{CanQuote: activitypub.Approval{AutomaticApproval: quote}}
 	return obj
 }
 
 // RepliesCollection is a post's replies: an OrderedCollection whose first
 // page is embedded (empty for now: replies are not listed yet). top adds
 // the @context, for serving it on its own.
-func RepliesCollection(site murlog.Site, username, postID string, total int, top bool) *Collection {
+func RepliesCollection(site murlog.Site, username, postID string, total int, top bool) *activitypub.Collection {
 	id := site.RepliesURL(username, postID)
-	c := &Collection{ID: id, Type: "OrderedCollection", TotalItems: ptr(total),
-		First: &Collection{ID: id + "?page=true", Type: "OrderedCollectionPage", PartOf: id, OrderedItems: []string{}}}
+	c := &activitypub.Collection{ID: id, Type: "OrderedCollection", TotalItems: ptr(total),
+		First: &activitypub.Collection{ID: id + "?page=true", Type: "OrderedCollectionPage", PartOf: id, OrderedItems: []string{}}}
 	if top {
-		c.Context = json.RawMessage(asContext)
+		c.Context = json.RawMessage(activitypub.ASContext)
 	}
 	return c
 }
 
 // Tombstone is what a deleted post's id answers (with 410 Gone).
-func Tombstone(site murlog.Site, username, postID string, deletedAt time.Time) *Object {
-	return &Object{Context: json.RawMessage(asContext), ID: site.PostURL(username, postID), Type: "Tombstone",
-		Deleted: iso8601(deletedAt)}
+func Tombstone(site murlog.Site, username, postID string, deletedAt time.Time) *activitypub.Post {
+	return &activitypub.Post{Context: json.RawMessage(activitypub.ASContext), ID: site.PostURL(username, postID), Type: "Tombstone",
+		Deleted: activitypub.FormatTime(deletedAt)}
 }
 
 // CreateID is the id of the Create of a post: one per post.
@@ -229,10 +231,10 @@ func CreateID(site murlog.Site, username, postID string) string {
 }
 
 // CreateActivity wraps PostObject in its Create, addressed like the post.
-func CreateActivity(site murlog.Site, p *murlog.Persona, post *murlog.Post, o PostOptions) *Activity {
+func CreateActivity(site murlog.Site, p *murlog.Persona, post *murlog.Post, o PostOptions) *activitypub.Activity {
 	obj := PostObject(site, p, post, o)
 	obj.Context = nil
-	return &Activity{Context: json.RawMessage(objectContext), ID: CreateID(site, p.Username, post.ID), Type: "Create",
+	return &activitypub.Activity{Context: json.RawMessage(activitypub.ObjectContext), ID: CreateID(site, p.Username, post.ID), Type: "Create",
 		Actor: obj.AttributedTo, Published: obj.Published, To: obj.To, Cc: obj.Cc, Object: obj}
 }
 
@@ -241,79 +243,79 @@ func CreateActivity(site murlog.Site, p *murlog.Persona, post *murlog.Post, o Po
 // writefreely#781) — post.UpdatedAt, or the publication time when the
 // post was never edited after it. The id differs per version, so each
 // edit is a distinct activity, and is the same for a retried delivery.
-func UpdateActivity(site murlog.Site, p *murlog.Persona, post *murlog.Post, o PostOptions) *Activity {
+func UpdateActivity(site murlog.Site, p *murlog.Persona, post *murlog.Post, o PostOptions) *activitypub.Activity {
 	obj := PostObject(site, p, post, o)
 	obj.Context = nil
 	if obj.Updated == "" {
-		obj.Updated = iso8601(post.UpdatedAt)
+		obj.Updated = activitypub.FormatTime(post.UpdatedAt)
 	}
-	return &Activity{Context: json.RawMessage(objectContext),
+	return &activitypub.Activity{Context: json.RawMessage(activitypub.ObjectContext),
 		ID:   CreateID(site, p.Username, post.ID) + "#updates/" + strconv.FormatInt(post.UpdatedAt.Unix(), 10),
 		Type: "Update", Actor: obj.AttributedTo, Published: obj.Updated, Updated: obj.Updated,
 		To: obj.To, Cc: obj.Cc, Object: obj}
 }
 
 // DeleteActivity is the Delete of a post, its object a Tombstone, sent to
-// Public as Mastodon sends it (the recipients are the inboxes it goes to).
-func DeleteActivity(site murlog.Site, p *murlog.Persona, postID string, deletedAt time.Time) *Activity {
+// activitypub.Public as Mastodon sends it (the recipients are the inboxes it goes to).
+func DeleteActivity(site murlog.Site, p *murlog.Persona, postID string, deletedAt time.Time) *activitypub.Activity {
 	t := Tombstone(site, p.Username, postID, deletedAt)
 	t.Context = nil
-	return &Activity{Context: json.RawMessage(asContext), ID: CreateID(site, p.Username, postID) + "#delete",
-		Type: "Delete", Actor: site.ActorURL(p.Username), To: []string{Public}, Object: t}
+	return &activitypub.Activity{Context: json.RawMessage(activitypub.ASContext), ID: CreateID(site, p.Username, postID) + "#delete",
+		Type: "Delete", Actor: site.ActorURL(p.Username), To: []string{activitypub.Public}, Object: t}
 }
 
 // UpdateActorActivity is the Update of p's profile, its object the full
 // actor; the id is per version (p.UpdatedAt).
-func UpdateActorActivity(site murlog.Site, p *murlog.Persona) *Activity {
+func UpdateActorActivity(site murlog.Site, p *murlog.Persona) *activitypub.Activity {
 	a := ActorObject(site, p)
 	a.Context = nil
-	return &Activity{Context: json.RawMessage(actorContext),
+	return &activitypub.Activity{Context: json.RawMessage(activitypub.ActorContext),
 		ID:   site.ActorURL(p.Username) + "#updates/" + strconv.FormatInt(p.UpdatedAt.Unix(), 10),
-		Type: "Update", Actor: a.ID, Updated: iso8601(p.UpdatedAt), To: []string{Public}, Object: a}
+		Type: "Update", Actor: a.ID, Updated: activitypub.FormatTime(p.UpdatedAt), To: []string{activitypub.Public}, Object: a}
 }
 
 // FollowActivity is p's Follow (id: Site.ActivityURL of the follow row) of
 // the remote actor object.
-func FollowActivity(site murlog.Site, p *murlog.Persona, id, object string) *Activity {
+func FollowActivity(site murlog.Site, p *murlog.Persona, id, object string) *activitypub.Activity {
 	return simple(site, p, id, "Follow", object, object)
 }
 
 // AcceptActivity accepts the remote follower's Follow followID, embedding
 // that Follow as Mastodon does (some servers match on the embedded
 // object, others on its id).
-func AcceptActivity(site murlog.Site, p *murlog.Persona, id, followID, follower string) *Activity {
+func AcceptActivity(site murlog.Site, p *murlog.Persona, id, followID, follower string) *activitypub.Activity {
 	return answer(site, p, id, "Accept", followID, follower)
 }
 
 // RejectActivity rejects (or, after an accept, removes) the remote
 // follower's Follow followID.
-func RejectActivity(site murlog.Site, p *murlog.Persona, id, followID, follower string) *Activity {
+func RejectActivity(site murlog.Site, p *murlog.Persona, id, followID, follower string) *activitypub.Activity {
 	return answer(site, p, id, "Reject", followID, follower)
 }
 
-func answer(site murlog.Site, p *murlog.Persona, id, typ, followID, follower string) *Activity {
-	follow := &Activity{ID: followID, Type: "Follow", Actor: follower, Object: site.ActorURL(p.Username)}
+func answer(site murlog.Site, p *murlog.Persona, id, typ, followID, follower string) *activitypub.Activity {
+	follow := &activitypub.Activity{ID: followID, Type: "Follow", Actor: follower, Object: site.ActorURL(p.Username)}
 	return simple(site, p, id, typ, follow, follower)
 }
 
 // LikeActivity is p's Like of the remote post object; to its author when
 // known ("" for none).
-func LikeActivity(site murlog.Site, p *murlog.Persona, id, object, author string) *Activity {
+func LikeActivity(site murlog.Site, p *murlog.Persona, id, object, author string) *activitypub.Activity {
 	return simple(site, p, id, "Like", object, author)
 }
 
 // BlockActivity is p's Block of the remote actor object.
-func BlockActivity(site murlog.Site, p *murlog.Persona, id, object string) *Activity {
+func BlockActivity(site murlog.Site, p *murlog.Persona, id, object string) *activitypub.Activity {
 	return simple(site, p, id, "Block", object, object)
 }
 
 // AnnounceActivity is p's boost of object (written by author), addressed
-// as Mastodon addresses a public boost: to Public, cc the booster's
+// as Mastodon addresses a public boost: to activitypub.Public, cc the booster's
 // followers and the author.
-func AnnounceActivity(site murlog.Site, p *murlog.Persona, id, object, author string, published time.Time) *Activity {
+func AnnounceActivity(site murlog.Site, p *murlog.Persona, id, object, author string, published time.Time) *activitypub.Activity {
 	a := simple(site, p, id, "Announce", object, "")
-	a.Published = iso8601(published)
-	a.To = []string{Public}
+	a.Published = activitypub.FormatTime(published)
+	a.To = []string{activitypub.Public}
 	a.Cc = []string{site.FollowersURL(p.Username)}
 	if author != "" {
 		a.Cc = append(a.Cc, author)
@@ -324,16 +326,16 @@ func AnnounceActivity(site murlog.Site, p *murlog.Persona, id, object, author st
 // UndoActivity undoes undone (a Follow, Like, Announce or Block built by
 // the functions above with its original id), embedding it without its
 // @context and addressed as it was.
-func UndoActivity(site murlog.Site, p *murlog.Persona, id string, undone *Activity) *Activity {
+func UndoActivity(site murlog.Site, p *murlog.Persona, id string, undone *activitypub.Activity) *activitypub.Activity {
 	inner := *undone
 	inner.Context = nil
-	return &Activity{Context: json.RawMessage(asContext), ID: id, Type: "Undo", Actor: site.ActorURL(p.Username),
+	return &activitypub.Activity{Context: json.RawMessage(activitypub.ASContext), ID: id, Type: "Undo", Actor: site.ActorURL(p.Username),
 		To: undone.To, Cc: undone.Cc, Object: &inner}
 }
 
 // simple is an activity of p about object, to one recipient ("" for none).
-func simple(site murlog.Site, p *murlog.Persona, id, typ string, object any, to string) *Activity {
-	a := &Activity{Context: json.RawMessage(asContext), ID: id, Type: typ, Actor: site.ActorURL(p.Username), Object: object}
+func simple(site murlog.Site, p *murlog.Persona, id, typ string, object any, to string) *activitypub.Activity {
+	a := &activitypub.Activity{Context: json.RawMessage(activitypub.ASContext), ID: id, Type: typ, Actor: site.ActorURL(p.Username), Object: object}
 	if to != "" {
 		a.To = []string{to}
 	}

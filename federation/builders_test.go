@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/activitypub"
 	"github.com/murlog/murlog/federation"
 )
 
@@ -92,8 +93,8 @@ func TestSocialActivities(t *testing.T) {
 		t.Errorf("Reject = %v", rej)
 	}
 	ann := encode(t, federation.AnnounceActivity(bsite, p, "ann", "https://r.example/notes/1", remote, bwhen))
-	assertAddressed(t, "Announce", ann, []string{federation.Public}, []string{bsite.FollowersURL("alice"), remote})
-	for typ, a := range map[string]*federation.Activity{
+	assertAddressed(t, "Announce", ann, []string{activitypub.Public}, []string{bsite.FollowersURL("alice"), remote})
+	for typ, a := range map[string]*activitypub.Activity{
 		"Like":  federation.LikeActivity(bsite, p, "l", "https://r.example/notes/1", remote),
 		"Block": federation.BlockActivity(bsite, p, "b", remote),
 	} {

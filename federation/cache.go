@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/activitypub"
 	"github.com/murlog/murlog/settings"
 	"github.com/murlog/murlog/siteconfig"
 	"github.com/murlog/murlog/store"
@@ -109,13 +110,13 @@ func (h *Handler) build(ctx context.Context) (*snapshot, error) {
 	site := h.d.Site
 	for _, p := range ps {
 		pd := &personaDoc{p: p}
-		if pd.actor, err = Marshal(ActorObject(site, p)); err != nil {
+		if pd.actor, err = activitypub.Marshal(ActorObject(site, p)); err != nil {
 			return nil, err
 		}
-		if pd.keyActor, err = Marshal(KeyActor(site, p)); err != nil {
+		if pd.keyActor, err = activitypub.Marshal(KeyActor(site, p)); err != nil {
 			return nil, err
 		}
-		if pd.jrd, err = Marshal(webfingerJRD(site, p)); err != nil {
+		if pd.jrd, err = activitypub.Marshal(webfingerJRD(site, p)); err != nil {
 			return nil, err
 		}
 		s.personas = append(s.personas, pd)
@@ -124,7 +125,7 @@ func (h *Handler) build(ctx context.Context) (*snapshot, error) {
 		s.byResource[site.ActorURL(p.Username)] = pd
 	}
 	s.hostMetaXML, s.hostMetaJRD = hostMeta(site)
-	s.nodeinfoLinks, err = Marshal(nodeinfoLinks(site))
+	s.nodeinfoLinks, err = activitypub.Marshal(nodeinfoLinks(site))
 	return s, err
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/activitypub"
+	"github.com/murlog/murlog/internal/xmltext"
 )
 
 // Link relations of the discovery documents.
@@ -136,27 +137,10 @@ func hostMeta(site murlog.Site) (xml, jrdJSON []byte) {
 	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
 	b.WriteString(`<XRD xmlns="http://docs.oasis-open.org/ns/xri/xrd-1.0">` + "\n")
 	b.WriteString(`  <Link rel="lrdd" template="`)
-	xmlEscape(&b, tmpl)
+	xmltext.Escape(&b, tmpl)
 	b.WriteString(`"/>` + "\n</XRD>\n")
-	j, _ := Marshal(jrd{Links: []jrdLink{{Rel: relLRDD, Template: tmpl}}}) // strings only
+	j, _ := activitypub.Marshal(jrd{Links: []jrdLink{{Rel: relLRDD, Template: tmpl}}}) // strings only
 	return []byte(b.String()), j
-}
-
-func xmlEscape(b *strings.Builder, s string) {
-	for _, c := range s {
-		switch c {
-		case '&':
-			b.WriteString("&amp;")
-		case '<':
-			b.WriteString("&lt;")
-		case '>':
-			b.WriteString("&gt;")
-		case '"':
-			b.WriteString("&quot;")
-		default:
-			b.WriteRune(c)
-		}
-	}
 }
 
 // hostMeta serves XML, or JSON for host-meta.json or an Accept asking
@@ -269,7 +253,7 @@ func (st *stats) render(site murlog.Site, s *snapshot) error {
 			ni.Software.Repository = "https://github.com/murlog/murlog"
 			ni.Software.Homepage = "https://github.com/murlog/murlog"
 		}
-		b, err := Marshal(ni)
+		b, err := activitypub.Marshal(ni)
 		if err != nil {
 			return err
 		}
@@ -280,7 +264,7 @@ func (st *stats) render(site murlog.Site, s *snapshot) error {
 		langs = append(langs, s.site.Language)
 	}
 	var err error
-	st.instance, err = Marshal(instanceV1{URI: site.Domain, Title: s.title(site), ShortDescription: s.about,
+	st.instance, err = activitypub.Marshal(instanceV1{URI: site.Domain, Title: s.title(site), ShortDescription: s.about,
 		Description: s.about, Version: "4.0.0 (compatible; murlog " + murlog.Version + ")", URLs: map[string]any{},
 		Stats: instanceStats{UserCount: users, StatusCount: st.posts}, Languages: langs})
 	return err

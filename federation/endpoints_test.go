@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/activitypub"
 	"github.com/murlog/murlog/federation"
 )
 
@@ -324,7 +325,7 @@ func TestNotesAndVisibility(t *testing.T) {
 	if cm, _ := n["contentMap"].(map[string]any); str(cm, "en") != str(n, "content") {
 		t.Errorf("contentMap = %v; want en: content", n["contentMap"])
 	}
-	assertAddressed(t, "public", n, []string{federation.Public}, []string{followers})
+	assertAddressed(t, "public", n, []string{activitypub.Public}, []string{followers})
 	tags, _ := json.Marshal(n["tag"])
 	if !strings.Contains(string(tags), `"type":"Hashtag"`) || !strings.Contains(string(tags), `"name":"#fedi"`) {
 		t.Errorf("tag = %s; want the #fedi Hashtag", tags)
@@ -360,7 +361,7 @@ func TestNotesAndVisibility(t *testing.T) {
 	}
 
 	n = get(t, base, "/@alice/"+unl.ID, apAccept).json(t)
-	assertAddressed(t, "unlisted", n, []string{followers}, []string{federation.Public})
+	assertAddressed(t, "unlisted", n, []string{followers}, []string{activitypub.Public})
 	if str(n, "summary") != "spoilers" || n["sensitive"] != true {
 		t.Errorf("content warning: summary %v sensitive %v; want spoilers, true", n["summary"], n["sensitive"])
 	}
@@ -526,7 +527,7 @@ func TestOwnerSettingsReachTheDocuments(t *testing.T) {
 		ip, _ := json.Marshal(r.json(t)["interactionPolicy"])
 		return string(ip)
 	}
-	if got := policy(); !strings.Contains(got, federation.Public) {
+	if got := policy(); !strings.Contains(got, activitypub.Public) {
 		t.Fatalf("default interactionPolicy = %s; want public posts quotable", got)
 	}
 	call(map[string]any{"allow_quotes": false})

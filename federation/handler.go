@@ -3,7 +3,11 @@
 // probe, the actor, its key, notes and articles (Tombstone once deleted)
 // and the outbox, followers, following, featured and replies collections.
 // It also holds the builders (builders.go) that turn local personas and
-// posts into the JSON those endpoints serve and the delivery jobs send.
+// posts into the JSON those endpoints serve and the delivery jobs send,
+// the personas' signers (signer.go), the signature Verifier (keys.go) and
+// the Resolver of remote actors and objects with the sanitisers of what
+// they say (resolve.go, remote.go). What arrives at the inboxes is
+// package inbox's.
 //
 // The documents every remote server fetches — the actor, the WebFinger
 // answer, host-meta, NodeInfo — are rendered once into bytes and kept in
@@ -91,7 +95,8 @@ type Deps struct {
 }
 
 // Handler serves the federation endpoints. Mount its Patterns on the
-// app's mux, and the profile paths ("/@…") too.
+// app's mux, and send it the reads of the profile paths ("/@…") that ask
+// for ActivityPub (the app's dispatch decides).
 type Handler struct {
 	d       Deps
 	mux     *http.ServeMux // discovery
@@ -189,14 +194,14 @@ func writeDoc(w http.ResponseWriter, ct []string, cache string, body []byte) {
 	w.Write(body)
 }
 
-// persona finds the persona of a "/@name/…" path and checks that the
-// client asked for ActivityPub; every such URL is negotiated, so each
-// answer varies by Accept. HTML is not served yet: a browser gets the
-// site's 404.
+// persona finds the persona of a "/@name/…" path. Every such URL is
+// negotiated, so each answer varies by Accept; the app sends here the
+// requests that ask for ActivityPub (app/dispatch.go) and a browser's to
+// the blog.
 func (h *Handler) persona(w http.ResponseWriter, r *http.Request) (*snapshot, *personaDoc, bool) {
 	w.Header()["Vary"] = h.hdr.vary
 	at := r.PathValue("at")
-	if len(at) < 2 || at[0] != '@' || !activitypub.Accepts(r.Header.Get("Accept")) {
+	if len(at) < 2 || at[0] != '@' {
 		h.notFound(w, r)
 		return nil, nil, false
 	}
@@ -211,6 +216,20 @@ func (h *Handler) persona(w http.ResponseWriter, r *http.Request) (*snapshot, *p
 		return nil, nil, false
 	}
 	return s, pd, true
+}
+
+// Persona returns the persona named name (any case) from the in-memory
+// snapshot, as the "/@name" endpoints find it; ENotFound when there is
+// none. The inbox of "/@name/inbox" asks it.
+func (h *Handler) Persona(ctx context.Context, name string) (*murlog.Persona, error) {
+	s, err := h.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if pd := s.byName[strings.ToLower(name)]; pd != nil {
+		return pd.p, nil
+	}
+	return nil, murlog.NotFound("persona")
 }
 
 // signer applies authorized fetch. With it on, it returns the verified

@@ -3,12 +3,14 @@ package federation_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/internal/testsite"
 	"github.com/murlog/murlog/store"
 )
@@ -59,6 +61,31 @@ func get(t *testing.T, base, path, accept string, kv ...string) response {
 		req.Header.Set(kv[i], kv[i+1])
 	}
 	return send(t, req)
+}
+
+func send(t testing.TB, req *http.Request) response {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return response{resp.StatusCode, resp.Header, b}
+}
+
+// storedActor is the cached remote actor uri, nil when there is none.
+func storedActor(t testing.TB, s *testsite.Site, uri string) *murlog.RemoteActor {
+	t.Helper()
+	var a *murlog.RemoteActor
+	err := s.App.Store().View(ctx, func(tx store.Tx) (err error) { a, err = tx.RemoteActors().GetByURI(uri); return err })
+	if murlog.ErrorCode(err) == murlog.ENotFound {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }
 
 func wantStatus(t *testing.T, r response, status int, what string) {

@@ -115,11 +115,20 @@ func (v *Verifier) Verify(ctx context.Context, r *http.Request, body []byte) (*m
 		return nil, refusal(murlog.EForbidden, "signing domain "+activitypub.HostOf(sig.KeyID)+" is blocked", nil)
 	}
 	if body != nil {
-		if err := httpsig.VerifyDigest(r, body); err != nil {
-			return nil, refusal(murlog.EUnauthorized, "digest", err)
+		if err := v.CheckDigest(r, body); err != nil {
+			return nil, err
 		}
 	}
 	return v.Check(ctx, sig)
+}
+
+// CheckDigest checks that the digest r's signature covers is body's:
+// EUnauthorized when it is not.
+func (v *Verifier) CheckDigest(r *http.Request, body []byte) error {
+	if err := httpsig.VerifyDigest(r, body); err != nil {
+		return refusal(murlog.EUnauthorized, "digest", err)
+	}
+	return nil
 }
 
 // Parse reads r's signature without crypto, the body or the database:
@@ -130,7 +139,7 @@ func (v *Verifier) Parse(r *http.Request, hasBody bool) (*httpsig.Signature, err
 		return nil, refusal(murlog.EUnauthorized, "signature", err)
 	}
 	if activitypub.HostOf(sig.KeyID) == "" || len(sig.KeyID) > activitypub.MaxIRI {
-		return nil, refusal(murlog.EUnauthorized, "keyId "+sanitizeLog(sig.KeyID)+" is not an http(s) URL", nil)
+		return nil, refusal(murlog.EUnauthorized, "keyId "+SanitizeLog(sig.KeyID)+" is not an http(s) URL", nil)
 	}
 	return sig, nil
 }
@@ -145,14 +154,14 @@ func (v *Verifier) Check(ctx context.Context, sig *httpsig.Signature) (*murlog.R
 	if err := sig.Verify(k.pub); err == nil {
 		return k.actor, nil
 	} else if fetched || v.d.Now().Sub(k.actor.FetchedAt) < refetchEvery {
-		return nil, refusal(murlog.EUnauthorized, "signature by "+sanitizeLog(sig.KeyID), err)
+		return nil, refusal(murlog.EUnauthorized, "signature by "+SanitizeLog(sig.KeyID), err)
 	}
 	// The actor may have rotated its key since we fetched it.
 	if k, _, err = v.key(ctx, sig.KeyID, true); err != nil {
 		return nil, err
 	}
 	if err := sig.Verify(k.pub); err != nil {
-		return nil, refusal(murlog.EUnauthorized, "signature by "+sanitizeLog(sig.KeyID)+" (key refetched)", err)
+		return nil, refusal(murlog.EUnauthorized, "signature by "+SanitizeLog(sig.KeyID)+" (key refetched)", err)
 	}
 	return k.actor, nil
 }
@@ -231,7 +240,7 @@ func (v *Verifier) fetch(ctx context.Context, keyID string) (*cachedKey, error) 
 	v.fmu.Lock()
 	if at, ok := v.failed[keyID]; ok && v.d.Now().Sub(at) < failedFor {
 		v.fmu.Unlock()
-		return nil, refusal(murlog.EUnauthorized, "key "+sanitizeLog(keyID)+" failed to fetch recently", nil)
+		return nil, refusal(murlog.EUnauthorized, "key "+SanitizeLog(keyID)+" failed to fetch recently", nil)
 	}
 	if c, ok := v.inflight[keyID]; ok {
 		v.fmu.Unlock()
@@ -265,10 +274,10 @@ type fetchCall struct {
 func (v *Verifier) fetchKey(ctx context.Context, keyID string) (*cachedKey, error) {
 	a, err := v.d.Resolver.Refresh(ctx, httpsig.KeyOwnerGuess(keyID))
 	if err != nil {
-		return nil, refusal(murlog.EUnauthorized, "fetching key "+sanitizeLog(keyID), err)
+		return nil, refusal(murlog.EUnauthorized, "fetching key "+SanitizeLog(keyID), err)
 	}
 	if !activitypub.SameOrigin(a.URI, keyID) {
-		return nil, refusal(murlog.EUnauthorized, "key "+sanitizeLog(keyID)+" is not on its actor's host", nil)
+		return nil, refusal(murlog.EUnauthorized, "key "+SanitizeLog(keyID)+" is not on its actor's host", nil)
 	}
 	return v.remember(keyID, a)
 }
@@ -283,10 +292,10 @@ func (v *Verifier) remember(keyID string, a *murlog.RemoteActor) (*cachedKey, er
 	case a.PublicKeyPEM != "" && (keyForm(a.KeyID) == want || keyID == a.URI):
 		pub, err = httpsig.ParsePublicKeyPEM(a.PublicKeyPEM)
 	default:
-		return nil, refusal(murlog.EUnauthorized, "actor "+sanitizeLog(a.URI)+" does not list key "+sanitizeLog(keyID), nil)
+		return nil, refusal(murlog.EUnauthorized, "actor "+SanitizeLog(a.URI)+" does not list key "+SanitizeLog(keyID), nil)
 	}
 	if err != nil {
-		return nil, refusal(murlog.EUnauthorized, "key "+sanitizeLog(keyID), err)
+		return nil, refusal(murlog.EUnauthorized, "key "+SanitizeLog(keyID), err)
 	}
 	k := &cachedKey{pub: pub, actor: a, at: v.d.Now()}
 	v.keys.Put(keyID, k)

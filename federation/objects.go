@@ -7,12 +7,13 @@ import (
 	"net/url"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/activitypub"
 	"github.com/murlog/murlog/store"
 )
 
 // writeJSON encodes v and answers with status.
 func (h *Handler) writeJSON(w http.ResponseWriter, r *http.Request, status int, cache string, v any) {
-	b, err := Marshal(v)
+	b, err := activitypub.Marshal(v)
 	if err != nil {
 		h.fail(w, r, murlog.Internal(err))
 		return
@@ -58,7 +59,8 @@ func (h *Handler) visiblePost(w http.ResponseWriter, r *http.Request, id string)
 		h.fail(w, r, err)
 		return nil, nil, nil, "", false
 	}
-	if post.PersonaID != pd.p.ID {
+	if post.PersonaID != pd.p.ID || post.Page {
+		// A page is part of the site, never federated: no document.
 		h.notFound(w, r)
 		return nil, nil, nil, "", false
 	}
@@ -113,11 +115,40 @@ func (h *Handler) gone(w http.ResponseWriter, r *http.Request, pd *personaDoc, i
 }
 
 func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
+	if id := r.PathValue("id"); !murlog.ValidID(id) {
+		h.slug(w, r, id)
+		return
+	}
 	s, pd, post, cache, ok := h.visiblePost(w, r, r.PathValue("id"))
 	if !ok {
 		return
 	}
 	h.writeJSON(w, r, http.StatusOK, cache, PostObject(h.d.Site, pd.p, post, s.optionsOf(post)))
+}
+
+// slug answers an ActivityPub fetch of an article's page address,
+// /@name/<slug> (its url, which a user may paste into a search): 301 to
+// its id, /@name/<id>, as Mastodon follows a redirect and then reads the
+// object's own id. A page, or a slug nobody has, is a 404.
+func (h *Handler) slug(w http.ResponseWriter, r *http.Request, slug string) {
+	_, pd, ok := h.persona(w, r)
+	if !ok {
+		return
+	}
+	var post *murlog.Post
+	err := h.d.Store.View(r.Context(), func(tx store.Tx) error {
+		var err error
+		post, err = tx.PublicPosts().BySlug(pd.p.ID, slug, h.d.Now())
+		return err
+	})
+	switch {
+	case murlog.ErrorCode(err) == murlog.ENotFound || err == nil && post.Page:
+		h.notFound(w, r)
+	case err != nil:
+		h.fail(w, r, err)
+	default:
+		http.Redirect(w, r, h.d.Site.PostURL(pd.p.Username, post.ID), http.StatusMovedPermanently)
+	}
 }
 
 // postPart serves /@name/{id}/replies (the replies collection) and
@@ -176,7 +207,7 @@ func (h *Handler) outbox(w http.ResponseWriter, r *http.Request) {
 			h.fail(w, r, err)
 			return
 		}
-		h.writeJSON(w, r, http.StatusOK, publicCache(s), &Collection{Context: json.RawMessage(asContext), ID: id,
+		h.writeJSON(w, r, http.StatusOK, publicCache(s), &activitypub.Collection{Context: json.RawMessage(activitypub.ASContext), ID: id,
 			Type: "OrderedCollection", TotalItems: ptr(st.byPerson[pd.p.ID]), First: id + "?page=true"})
 		return
 	}
@@ -196,7 +227,7 @@ func (h *Handler) outbox(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	page := &Collection{Context: json.RawMessage(objectContext), ID: id + "?page=true", Type: "OrderedCollectionPage", PartOf: id}
+	page := &activitypub.Collection{Context: json.RawMessage(activitypub.ObjectContext), ID: id + "?page=true", Type: "OrderedCollectionPage", PartOf: id}
 	if maxID != "" {
 		page.ID = id + "?max_id=" + url.QueryEscape(maxID) + "&page=true"
 	}
@@ -204,7 +235,7 @@ func (h *Handler) outbox(w http.ResponseWriter, r *http.Request) {
 		posts = posts[:PageSize]
 		page.Next = id + "?max_id=" + url.QueryEscape(posts[len(posts)-1].ID) + "&page=true"
 	}
-	items := make([]*Activity, len(posts))
+	items := make([]*activitypub.Activity, len(posts))
 	for i, p := range posts {
 		items[i] = CreateActivity(h.d.Site, pd.p, p, s.optionsOf(p))
 		items[i].Context = nil
@@ -239,7 +270,7 @@ func (h *Handler) follows(w http.ResponseWriter, r *http.Request, which func(*pe
 		return
 	}
 	id, total := which(pd)
-	top := &Collection{Context: json.RawMessage(asContext), ID: id, Type: "OrderedCollection", TotalItems: ptr(total)}
+	top := &activitypub.Collection{Context: json.RawMessage(activitypub.ASContext), ID: id, Type: "OrderedCollection", TotalItems: ptr(total)}
 	q := r.URL.Query()
 	if !pd.p.ShowFollows {
 		h.writeJSON(w, r, http.StatusOK, publicCache(s), top)
@@ -262,7 +293,7 @@ func (h *Handler) follows(w http.ResponseWriter, r *http.Request, which func(*pe
 			items = []string{}
 		}
 	}
-	page := &Collection{Context: json.RawMessage(asContext), ID: id + "?page=true", Type: "OrderedCollectionPage",
+	page := &activitypub.Collection{Context: json.RawMessage(activitypub.ASContext), ID: id + "?page=true", Type: "OrderedCollectionPage",
 		TotalItems: ptr(total), PartOf: id, OrderedItems: items}
 	if after != "" {
 		page.ID = id + "?after=" + url.QueryEscape(after) + "&page=true"
@@ -280,7 +311,7 @@ func (h *Handler) featured(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	items := []*Object{}
+	items := []*activitypub.Post{}
 	if h.d.Pins != nil {
 		ids, err := h.d.Pins.PinnedPostIDs(r.Context(), pd.p.ID)
 		if err != nil {
@@ -297,7 +328,7 @@ func (h *Handler) featured(w http.ResponseWriter, r *http.Request) {
 				if err != nil {
 					return err
 				}
-				if p.PersonaID == pd.p.ID && p.PublicAt(now) {
+				if p.PersonaID == pd.p.ID && p.PublicAt(now) && !p.Page {
 					o := PostObject(h.d.Site, pd.p, p, s.optionsOf(p))
 					o.Context = nil
 					items = append(items, o)
@@ -310,7 +341,7 @@ func (h *Handler) featured(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	h.writeJSON(w, r, http.StatusOK, publicCache(s), &Collection{Context: json.RawMessage(objectContext),
+	h.writeJSON(w, r, http.StatusOK, publicCache(s), &activitypub.Collection{Context: json.RawMessage(activitypub.ObjectContext),
 		ID: h.d.Site.FeaturedURL(pd.p.Username), Type: "OrderedCollection", TotalItems: ptr(len(items)), OrderedItems: items})
 }
 

@@ -172,14 +172,14 @@ func (rv *Resolver) fetchActor(ctx context.Context, uri string) (*activitypub.Ob
 		return nil, fmt.Errorf("actor %s: %w", resp.URL, err)
 	}
 	if !o.IsActor() {
-		return nil, murlog.Errorf(murlog.EInvalid, "%s is a %s, not an actor", sanitizeLog(resp.URL), sanitizeLog(o.Type))
+		return nil, murlog.Errorf(murlog.EInvalid, "%s is a %s, not an actor", SanitizeLog(resp.URL), SanitizeLog(o.Type))
 	}
 	if !activitypub.SameOrigin(o.ID, resp.URL) {
 		// An actor speaks only for its own server.
-		return nil, murlog.Errorf(murlog.EForbidden, "the actor fetched from %s claims the id %s on another host", activitypub.HostOf(resp.URL), sanitizeLog(o.ID))
+		return nil, murlog.Errorf(murlog.EForbidden, "the actor fetched from %s claims the id %s on another host", activitypub.HostOf(resp.URL), SanitizeLog(o.ID))
 	}
 	if activitypub.HostOf(o.Inbox) == "" {
-		return nil, murlog.Errorf(murlog.EInvalid, "the actor %s has no inbox", sanitizeLog(o.ID))
+		return nil, murlog.Errorf(murlog.EInvalid, "the actor %s has no inbox", SanitizeLog(o.ID))
 	}
 	return o, nil
 }
@@ -196,7 +196,7 @@ func (rv *Resolver) FetchObject(ctx context.Context, uri string) (*activitypub.O
 		return nil, fmt.Errorf("object %s: %w", resp.URL, err)
 	}
 	if !activitypub.SameOrigin(o.ID, resp.URL) {
-		return nil, murlog.Errorf(murlog.EForbidden, "the object fetched from %s claims the id %s on another host", activitypub.HostOf(resp.URL), sanitizeLog(o.ID))
+		return nil, murlog.Errorf(murlog.EForbidden, "the object fetched from %s claims the id %s on another host", activitypub.HostOf(resp.URL), SanitizeLog(o.ID))
 	}
 	return o, nil
 }
@@ -264,7 +264,7 @@ func (rv *Resolver) webfinger(ctx context.Context, user, host string) (string, e
 			return l.Href, nil
 		}
 	}
-	return "", murlog.Errorf(murlog.ENotFound, "%s@%s has no ActivityPub actor", sanitizeLog(user), sanitizeLog(host))
+	return "", murlog.Errorf(murlog.ENotFound, "%s@%s has no ActivityPub actor", SanitizeLog(user), SanitizeLog(host))
 }
 
 // actorOf turns a decoded actor into the stored form, sanitised: plain
@@ -318,8 +318,9 @@ func plain(s string, max int) string {
 	return strings.TrimSpace(s)
 }
 
-// sanitizeLog is plain for remote values quoted in errors.
-func sanitizeLog(s string) string { return plain(s, 200) }
+// SanitizeLog makes a remote value safe to quote in an error or a log
+// line: valid UTF-8, no control characters, at most 200 characters.
+func SanitizeLog(s string) string { return plain(s, 200) }
 
 func isHTML(ct string) bool {
 	ct = strings.ToLower(strings.TrimSpace(ct))
@@ -384,5 +385,5 @@ func hostOrURL(uri string) string {
 	if h := activitypub.HostOf(uri); h != "" {
 		return h
 	}
-	return sanitizeLog(uri)
+	return SanitizeLog(uri)
 }

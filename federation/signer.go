@@ -43,6 +43,9 @@ func NewKeys(site murlog.Site, now func() time.Time, schemes ...outbound.Scheme)
 	return &Keys{site: site, now: now, schemes: schemes, parsed: map[string]parsedKey{}}
 }
 
+// Now is the clock the signatures are dated by.
+func (k *Keys) Now() time.Time { return k.now() }
+
 // Signer returns the outbound signer of persona p: its requests carry
 // keyId site.KeyID(p.Username).
 func (k *Keys) Signer(p *murlog.Persona) (outbound.Signer, error) {

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/murlog/murlog"
-	"github.com/murlog/murlog/auth"
 )
 
 // Authenticator resolves credentials; *auth.Service implements it.
@@ -16,7 +15,7 @@ type Authenticator interface {
 	Token(ctx context.Context, secret string) (*murlog.APIToken, error)
 }
 
-// Authenticate puts an auth.Caller in the request context: the owner when a
+// Authenticate puts an murlog.Caller in the request context: the owner when a
 // bearer token or session cookie is valid, else anonymous with the reason
 // kept in AuthErr. Each endpoint decides what an anonymous caller may do.
 // The one request it refuses itself (403, a JSON-RPC error) is a browser
@@ -26,7 +25,7 @@ type Authenticator interface {
 // session gets its cookie re-sent.
 func Authenticate(a Authenticator, cookies Cookies, trusted []netip.Prefix, site murlog.Site, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c := &auth.Caller{ClientKey: ClientKey(ClientAddr(r, trusted)), UserAgent: r.UserAgent()}
+		c := &murlog.Caller{ClientKey: ClientKey(ClientAddr(r, trusted)), UserAgent: r.UserAgent()}
 		if r.Header.Get("Authorization") == "" && hasCookie(r, SessionCookie, CSRFCookie) {
 			if err := CheckOrigin(r, site); err != nil {
 				writeRPCRefusal(w, err)
@@ -60,7 +59,7 @@ func Authenticate(a Authenticator, cookies Cookies, trusted []netip.Prefix, site
 			}
 		}
 		c.CSRFOK = CSRFMatches(r, r.Header.Get(CSRFHeader))
-		next.ServeHTTP(w, r.WithContext(auth.WithCaller(r.Context(), c)))
+		next.ServeHTTP(w, r.WithContext(murlog.WithCaller(r.Context(), c)))
 	})
 }
 

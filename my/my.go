@@ -19,6 +19,7 @@ import (
 
 	"github.com/murlog/murlog/blog"
 	"github.com/murlog/murlog/httpd"
+	"github.com/murlog/murlog/internal/contenttype"
 )
 
 // Prefix is where the app lives; the app mux routes it here.
@@ -188,7 +189,7 @@ func (h *Handler) open(name string) (*os.File, fs.FileInfo, error) {
 // and HEAD.
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request, name string, f *os.File, st fs.FileInfo, cache string) {
 	hd := w.Header()
-	hd.Set("Content-Type", httpd.ContentType(name))
+	hd.Set("Content-Type", contenttype.Of(name))
 	hd.Set("Cache-Control", cache)
 	if cache == cacheRevalidate {
 		hd.Set("ETag", fmt.Sprintf(`"%x-%x"`, st.Size(), st.ModTime().UnixNano()))

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/murlog/murlog"
-	"github.com/murlog/murlog/auth"
 	"github.com/murlog/murlog/blog"
 	"github.com/murlog/murlog/httpd"
 	"github.com/murlog/murlog/i18n"
@@ -25,7 +24,7 @@ func (h *Handler) servePreview(w http.ResponseWriter, r *http.Request) {
 	// The app frames every answer of this route, its error pages too.
 	w.Header().Set("Content-Security-Policy", framedCSP)
 	w.Header().Set("X-Frame-Options", "SAMEORIGIN")
-	if c := auth.CallerFrom(r.Context()); !c.Owner || c.Via != "session" {
+	if c := murlog.CallerFrom(r.Context()); !c.Owner || c.Via != "session" {
 		h.page(w, r, http.StatusUnauthorized, "my.login.title", "my.login.body", link(Prefix))
 		return
 	}

@@ -38,10 +38,10 @@ func ValidateUsername(u string) error {
 		return err
 	}
 	if u == "" {
-		return murlog.Invalid("username", "is required")
+		return murlog.Required("username")
 	}
 	if len(u) > MaxUsername {
-		return murlog.Invalid("username", "must be at most %d characters", MaxUsername)
+		return murlog.TooLong("username", "must be at most %d characters", MaxUsername)
 	}
 	if !usernameRE.MatchString(u) {
 		return murlog.Invalid("username", "may contain only letters a-z, digits and underscore")

@@ -16,9 +16,17 @@ import (
 // an Update, and one that is deleted, or goes back to a draft or a
 // future time, is Deleted. A deleted post leaves a Tombstone, so its URL
 // answers 410 Gone.
+//
+// A page (murlog.Post.Page) is part of the site, not of the persona's
+// stream, so it is never federated: no Create goes out for it, and a post
+// that becomes a page is Deleted on the servers that got it, as a post
+// that goes back to a draft is (its address stays; its ActivityPub
+// document answers 404 from then on). A page that becomes a post again
+// is Created anew — Mastodon keeps a deleted post's id from coming back
+// (it remembers a tombstone), so there it stays gone.
 func (s *Service) federate(tx store.Tx, was, is *murlog.Post) error {
 	now := tx.Now()
-	wasOut, isOut := out(was, now), out(is, now)
+	wasOut, isOut := federated(was, now), federated(is, now)
 	switch {
 	case isOut && !wasOut:
 		pl := delivery.PostPayload{PostID: is.ID, Activity: delivery.ActivityCreate}
@@ -42,9 +50,10 @@ func (s *Service) federate(tx store.Tx, was, is *murlog.Post) error {
 	return nil
 }
 
-// out reports whether p is published at now (any visibility).
-func out(p *murlog.Post, now time.Time) bool {
-	return p != nil && p.PublishedAt != nil && !p.PublishedAt.After(now)
+// federated reports whether p is published at now (any visibility) and
+// not a page: what other servers have, or are to have, a copy of.
+func federated(p *murlog.Post, now time.Time) bool {
+	return p != nil && !p.Page && p.PublishedAt != nil && !p.PublishedAt.After(now)
 }
 
 func (s *Service) tombstone(tx store.Tx, p *murlog.Post, now time.Time) error {

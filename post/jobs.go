@@ -96,6 +96,9 @@ func publish(ctx context.Context, st store.Store, p PublishPayload) error {
 		if _, err = tx.Personas().RecountPosts(post.PersonaID, tx.Now()); err != nil {
 			return err
 		}
+		if post.Page {
+			return nil // a page is never federated (see federate)
+		}
 		// Out now: deliver it. The job's id is the post's, so a second
 		// run of this job enqueues nothing new.
 		return tx.Jobs().Enqueue(delivery.PostJob(delivery.PostPayload{PostID: post.ID, Activity: delivery.ActivityCreate}))

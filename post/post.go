@@ -78,6 +78,11 @@ type CreateInput struct {
 	// InReplyTo is the id (IRI) of the post this one answers, "" for
 	// none: the reply is delivered to the parent's author too.
 	InReplyTo string
+	// Slug is an article's address under its persona (see
+	// murlog.Post.Slug); "" makes one from the title when it is published.
+	Slug string
+	// Page makes an article a page of the site (murlog.Post.Page).
+	Page bool
 }
 
 // Create validates, renders and stores a post.
@@ -91,7 +96,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*murlog.Post, err
 	p := &murlog.Post{ID: murlog.NewID(), Kind: in.Kind, Title: strings.TrimSpace(in.Title),
 		Source: in.Content, Summary: strings.TrimSpace(in.Summary), Sensitive: in.Sensitive,
 		Visibility: in.Visibility, Language: strings.TrimSpace(in.Language), InReplyTo: strings.TrimSpace(in.InReplyTo),
-		AsNote: in.AsNote}
+		AsNote: in.AsNote, Slug: in.Slug, Page: in.Page}
 	if err := validIRI("in_reply_to", p.InReplyTo); err != nil {
 		return nil, err
 	}
@@ -112,6 +117,9 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*murlog.Post, err
 		p.PersonaID = pid
 		p.CreatedAt, p.UpdatedAt = tx.Now(), tx.Now()
 		p.PublishedAt = resolve(in.PublishedAt, tx.Now())
+		if err := settleSlug(tx, p, "", in.Slug != ""); err != nil {
+			return err
+		}
 		if err := tx.Posts().Create(p); err != nil {
 			return err
 		}
@@ -137,6 +145,9 @@ type UpdateInput struct {
 	Language    *string
 	AsNote      *bool
 	PublishedAt *Schedule
+	// Slug sets the article's slug; "" makes a new one from the title.
+	Slug *string
+	Page *bool
 }
 
 // Update edits a post and re-renders it when its source changed.
@@ -199,6 +210,12 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (*murlog.Post, err
 		if in.AsNote != nil {
 			p.AsNote = *in.AsNote
 		}
+		if in.Slug != nil {
+			p.Slug = *in.Slug
+		}
+		if in.Page != nil {
+			p.Page = *in.Page
+		}
 		known := resolved
 		if known == nil {
 			known = keptMentions(p)
@@ -208,6 +225,9 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (*murlog.Post, err
 		}
 		if in.PublishedAt != nil {
 			p.PublishedAt = resolve(*in.PublishedAt, tx.Now())
+		}
+		if err := settleSlug(tx, p, before.Slug, in.Slug != nil && *in.Slug != ""); err != nil {
+			return err
 		}
 		p.UpdatedAt = tx.Now()
 		if err := tx.Posts().Update(p); err != nil {
@@ -402,6 +422,12 @@ func (s *Service) prepare(p *murlog.Post, known mentionSet) error {
 		if p.AsNote {
 			return murlog.Invalid("federate_as", "only an article can be federated as a note; a note is one already")
 		}
+		if p.Slug != "" {
+			return murlog.Invalid("slug", "only articles have a slug; a note's address is its id")
+		}
+		if p.Page {
+			return murlog.Invalid("page", "only an article can be a page")
+		}
 	} else {
 		if p.Title == "" {
 			return murlog.Invalid("title", "is required for an article")
@@ -424,6 +450,14 @@ func (s *Service) prepare(p *murlog.Post, known mentionSet) error {
 	}
 	if !p.Visibility.Valid() {
 		return murlog.Invalid("visibility", "must be public, unlisted, followers or direct")
+	}
+	if p.Page && p.Visibility != murlog.VisibilityPublic && p.Visibility != murlog.VisibilityUnlisted {
+		return murlog.Invalid("visibility", "a page is part of the public site: it must be public or unlisted")
+	}
+	if p.Slug != "" {
+		if err := CheckSlug(p.Slug); err != nil {
+			return err
+		}
 	}
 	if p.Language != "" && !murlog.ValidLanguage(p.Language) {
 		return murlog.Invalid("language", "must be a language tag such as ja or en-US")
@@ -506,7 +540,7 @@ func checkTexts(p *murlog.Post) error {
 	for _, f := range []struct {
 		name string
 		v    *string
-	}{{"content", &p.Source}, {"title", &p.Title}, {"summary", &p.Summary}, {"language", &p.Language}} {
+	}{{"content", &p.Source}, {"title", &p.Title}, {"summary", &p.Summary}, {"language", &p.Language}, {"slug", &p.Slug}} {
 		v, err := murlog.CheckText(f.name, *f.v)
 		if err != nil {
 			return err

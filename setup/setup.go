@@ -98,7 +98,7 @@ func Validate(in *Input) []error {
 // port (kept, so a test install at 127.0.0.1:8080 generates working URLs).
 func ValidateDomain(d string) error {
 	if d == "" {
-		return murlog.Invalid("domain", "is required")
+		return murlog.Required("domain")
 	}
 	host, port := d, ""
 	if h, p, err := net.SplitHostPort(d); err == nil {

@@ -191,7 +191,7 @@ func CheckText(field, v string, max int) (string, error) {
 		return "", err
 	}
 	if n := utf8.RuneCountInString(v); n > max {
-		return "", murlog.Invalid(field, "must be at most %d characters, not %d", max, n)
+		return "", murlog.TooLong(field, "must be at most %d characters, not %d", max, n)
 	}
 	return v, nil
 }

@@ -53,10 +53,10 @@ func (s *Service) inbound(ctx context.Context, kind murlog.InteractionKind, acto
 		if kind == murlog.InteractionAnnounce && !post.PublicAt(tx.Now()) {
 			return murlog.Errorf(murlog.EForbidden, "only public and unlisted posts can be boosted")
 		}
-		if done, err := exists(tx.Interactions().GetByActivity(activityURI)); err != nil || done {
+		if done, err := murlog.Found(tx.Interactions().GetByActivity(activityURI)); err != nil || done {
 			return err
 		}
-		if done, err := exists(tx.Interactions().GetInbound(a.ID, kind, post.ID)); err != nil || done {
+		if done, err := murlog.Found(tx.Interactions().GetInbound(a.ID, kind, post.ID)); err != nil || done {
 			return err
 		}
 		if err := tx.Interactions().Create(&murlog.Interaction{ID: murlog.NewID(), Kind: kind, ActorID: a.ID, PostID: post.ID,

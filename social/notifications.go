@@ -96,6 +96,9 @@ func (s *Service) Pin(ctx context.Context, personaID, postID string) error {
 		if !post.PublicAt(tx.Now()) {
 			return murlog.Invalid("post_id", "only published public or unlisted posts can be pinned")
 		}
+		if post.Page {
+			return murlog.Invalid("post_id", "a page is in the site menu, not among the posts: it cannot be pinned")
+		}
 		pins, err := tx.Pins().List(p.ID)
 		if err != nil {
 			return err

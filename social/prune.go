@@ -43,10 +43,7 @@ var pruneNS = uuid.MustParse("c2a7e9d4-1f3b-4e8a-9c6d-0b5e7f2a4d13")
 // derived from the day: the worker's periodic schedule (worker.Options.
 // Periodic) enqueues it every hour and the queue keeps one per day.
 func DailyPrune(t time.Time) queue.Job {
-	j := PruneJob(0)
-	j.ID = uuid.NewSHA1(pruneNS, []byte(TopicPrune+"/"+t.UTC().Format("2006-01-02"))).String()
-	j.Priority = 9
-	return j
+	return queue.OncePer(queue.Daily, pruneNS, t, PruneJob(0))
 }
 
 // RegisterJobs registers the social jobs. Pruning needs only the store.

@@ -154,7 +154,7 @@ func refused(tx store.Tx, personaID string, a *murlog.RemoteActor) (bool, error)
 	if personaID == "" {
 		return false, nil
 	}
-	return exists(tx.Blocks().Get(personaID, a.ID))
+	return murlog.Found(tx.Blocks().Get(personaID, a.ID))
 }
 
 func notify(tx store.Tx, personaID string, kind murlog.NotificationKind, actorID, postID, remotePostID string) error {
@@ -211,15 +211,4 @@ func inTx[T any](ctx context.Context, run func(context.Context, func(store.Tx) e
 func (s *Service) updatePersona(ctx context.Context, personaID string, fn func(store.Tx, *murlog.Persona) error) error {
 	_, err := update(s, ctx, personaID, func(tx store.Tx, p *murlog.Persona) (struct{}, error) { return struct{}{}, fn(tx, p) })
 	return err
-}
-
-// exists turns a lookup into found / not found / failure.
-func exists[T any](_ T, err error) (bool, error) {
-	switch murlog.ErrorCode(err) {
-	case "":
-		return true, nil
-	case murlog.ENotFound:
-		return false, nil
-	}
-	return false, err
 }

@@ -6,7 +6,7 @@ import "time"
 // until the inbox.process job has handled it, and its id afterwards so a
 // second delivery of the same activity is recognised.
 type InboxItem struct {
-	ID         string // InboxItemID of the activity id
+	ID         string // inbox.ItemID of the activity id
 	ActorID    string // the signer: a RemoteActor's local id, verified to be the activity's actor
 	PersonaID  string // the persona whose inbox received it; "" for the shared inbox
 	Body       []byte // the activity as received; nil once Done

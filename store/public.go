@@ -21,9 +21,11 @@ type PubConfigs interface {
 // (murlog.Post.PublicAt) at the given now, so a draft or a scheduled post
 // can reach an anonymous reader through none of them.
 //
-// "Listed" below means visibility public: lists, tag pages, neighbours,
-// search, feeds and the sitemap show only those. An unlisted post is
-// reachable by its own URL (Get) and nowhere else.
+// "Listed" below means visibility public and not a page: lists, tag
+// pages, neighbours, search and feeds show only those. An unlisted post
+// is reachable by its own URL (Get, BySlug) and nowhere else. A page
+// (murlog.Post.Page) is reachable by its URL too, and listed only in the
+// site menu (Pages) and the sitemap.
 //
 // Posts read here carry no Source (""): readers see the rendered Content,
 // never the owner's source text.
@@ -46,8 +48,15 @@ type PublicPosts interface {
 	// term of q.Terms (case-insensitive, any script), newest published
 	// first. Terms are literal text: no query syntax reaches the engine.
 	Search(q SearchQuery) ([]*murlog.Post, error)
-	// Sitemap returns up to limit listed posts with their persona's
-	// username, newest published first, for sitemap.xml.
+	// BySlug returns the persona's published public or unlisted post
+	// whose slug, or one of whose old slugs, is slug (compare the post's
+	// Slug to tell); ENotFound for none.
+	BySlug(personaID, slug string, now time.Time) (*murlog.Post, error)
+	// Pages returns up to limit of the persona's published public pages,
+	// in publication order (oldest first), for the site menu.
+	Pages(personaID string, now time.Time, limit int) ([]MenuEntry, error)
+	// Sitemap returns up to limit listed posts and public pages with
+	// their persona's username, newest published first, for sitemap.xml.
 	Sitemap(now time.Time, limit int) ([]SitemapEntry, error)
 	// NextPublication returns the earliest published_at after now among
 	// posts that will become public or unlisted (scheduled), so a cached
@@ -88,7 +97,13 @@ type SearchQuery struct {
 // SitemapEntry is one post in sitemap.xml.
 type SitemapEntry struct {
 	ID          string
+	Slug        string
 	Username    string
 	PublishedAt time.Time
 	UpdatedAt   time.Time
+}
+
+// MenuEntry is a page in the site menu.
+type MenuEntry struct {
+	ID, Title, Slug string
 }

@@ -156,13 +156,32 @@ type Posts interface {
 	// Replies returns up to limit local posts (any state) replying to
 	// uri, oldest first.
 	Replies(uri string, limit int) ([]*murlog.Post, error)
+
+	// Slugs: an article's slug is unique among its persona's posts (the
+	// adapter refuses a second with EConflict), and the slugs it had
+	// before are kept as old slugs, each leading to it.
+
+	// SlugOwner returns the id of the persona's post whose slug is slug
+	// (old false) or that had it before (old true); ENotFound for none.
+	SlugOwner(personaID, slug string) (id string, old bool, err error)
+	// TakenSlugs returns the persona's slugs and old slugs that are base
+	// or begin with base + "-", to pick a free one among base-2, base-3 ….
+	TakenSlugs(personaID, base string) (map[string]bool, error)
+	// KeepOldSlug records slug as an old slug of post id, taking it from
+	// any other post that had it, and forgets the post's oldest ones past
+	// keep.
+	KeepOldSlug(personaID, slug, id string, at time.Time, keep int) error
+	// DropOldSlug forgets slug as anyone's old slug (a post takes it as
+	// its own); no error when it was none.
+	DropOldSlug(personaID, slug string) error
 }
 
 // PostQuery selects a page of posts.
 //
-// For AudiencePublic the adapter applies the publication predicate at Now
-// and orders by (published_at, id) descending; for AudienceOwner it returns
-// drafts and scheduled posts too, ordered by id (creation) descending.
+// For AudiencePublic the adapter applies the publication predicate at Now,
+// leaves pages out (they are in no list: murlog.Post.Page) and orders by
+// (published_at, id) descending; for AudienceOwner it returns drafts,
+// scheduled posts and pages too, ordered by id (creation) descending.
 type PostQuery struct {
 	PersonaID string // "" for all personas
 	Audience  murlog.Audience

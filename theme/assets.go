@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/murlog/murlog/httpd"
+	"github.com/murlog/murlog/internal/contenttype"
 )
 
 // hashLen is how many hex digits of the SHA-256 of an asset its URL carries.
@@ -124,7 +124,7 @@ func (s *Set) ServeAsset(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	hd := w.Header()
-	hd.Set("Content-Type", httpd.ContentType(ext))
+	hd.Set("Content-Type", contenttype.Of(ext))
 	hd.Set("Cache-Control", "public, max-age=31536000, immutable")
 	hd.Set("X-Content-Type-Options", "nosniff")
 	// An SVG opened on its own is a document of this origin: no script.

@@ -70,10 +70,7 @@ var cleanupNS = uuid.MustParse("6f1d3c2e-9b1a-4c55-8f3e-4d2b7a9e0c11")
 // from the hour, so every worker that schedules it in that hour enqueues
 // the same job once.
 func CleanupJob(t time.Time) queue.Job {
-	j := queue.NewJob(TopicCleanup, []byte("{}"))
-	j.ID = uuid.NewSHA1(cleanupNS, []byte(TopicCleanup+"/"+t.UTC().Format("2006-01-02T15"))).String()
-	j.Priority = 9
-	return j
+	return queue.OncePer(queue.Hourly, cleanupNS, t, queue.NewJob(TopicCleanup, []byte("{}")))
 }
 
 // Vacuumer returns free pages to the file system.

@@ -197,7 +197,7 @@ func (p *page) canonicalURL() string {
 		case p.kind == "error":
 			return ""
 		case p.kind == "post" && in.Post != nil && p.username != "":
-			c = in.Site.PostURL(p.username, in.Post.ID)
+			c = in.Site.PageURL(p.username, in.Post.ID, in.Post.Slug)
 		case p.kind == "tag" && in.Tag != "":
 			c = in.Site.TagURL(in.Tag)
 		case p.kind == "site" && p.username != "":
@@ -316,9 +316,9 @@ func (p *page) links() []Link {
 	links := make([]Link, 1, 4+len(p.meLinks))
 	links[0] = Link{Rel: "schema.DC", Href: dcSchema}
 	switch {
-	case p.kind == "post" && p.in.Post != nil && p.username != "":
-		// The post's id is its page URL: ActivityPub clients get the JSON
-		// from the same URL by asking for it.
+	case p.kind == "post" && p.in.Post != nil && p.username != "" && !p.in.Post.Page:
+		// The post's id, where ActivityPub clients get its JSON (a page,
+		// never federated, has none).
 		links = append(links, Link{Rel: "alternate", Type: activityJSON, Href: p.in.Site.PostURL(p.username, p.in.Post.ID)})
 	case p.kind == "site" && p.username != "":
 		links = append(links, Link{Rel: "alternate", Type: activityJSON, Href: p.in.Site.ActorURL(p.username)})

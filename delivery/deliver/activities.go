@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/activitypub"
 	"github.com/murlog/murlog/delivery"
 	"github.com/murlog/murlog/federation"
 	"github.com/murlog/murlog/queue"
@@ -44,9 +45,9 @@ func (h *handlers) deliverNote(ctx context.Context, pl delivery.NotePayload, j *
 		p.UpdatedAt.String() + "\n" + strconv.FormatBool(o.NoQuotes)
 	body, err := h.docs.get(key, func() ([]byte, error) {
 		if pl.Activity == delivery.ActivityUpdate {
-			return federation.Marshal(federation.UpdateActivity(h.d.Site, p, post, o))
+			return activitypub.Marshal(federation.UpdateActivity(h.d.Site, p, post, o))
 		}
-		return federation.Marshal(federation.CreateActivity(h.d.Site, p, post, o))
+		return activitypub.Marshal(federation.CreateActivity(h.d.Site, p, post, o))
 	})
 	if err != nil {
 		return err
@@ -75,7 +76,7 @@ func (h *handlers) deliverDeleteNote(ctx context.Context, pl delivery.DeleteNote
 		return done(err)
 	}
 	body, err := h.docs.get("delete\n"+pl.PostID+"\n"+p.ID, func() ([]byte, error) {
-		return federation.Marshal(federation.DeleteActivity(h.d.Site, p, pl.PostID, ts.DeletedAt))
+		return activitypub.Marshal(federation.DeleteActivity(h.d.Site, p, pl.PostID, ts.DeletedAt))
 	})
 	if err != nil {
 		return err
@@ -98,7 +99,7 @@ func (h *handlers) deliverUpdate(ctx context.Context, pl delivery.ActorUpdatePay
 		return done(err)
 	}
 	body, err := h.docs.get("actor\n"+p.ID+"\n"+pl.Version, func() ([]byte, error) {
-		return federation.Marshal(federation.UpdateActorActivity(h.d.Site, p))
+		return activitypub.Marshal(federation.UpdateActorActivity(h.d.Site, p))
 	})
 	if err != nil {
 		return err
@@ -141,7 +142,7 @@ func (h *handlers) deliverAnnounce(ctx context.Context, pl delivery.AnnounceDeli
 		if pl.UndoID != "" {
 			a = federation.UndoActivity(h.d.Site, p, pl.UndoID, a)
 		}
-		return federation.Marshal(a)
+		return activitypub.Marshal(a)
 	})
 	if err != nil {
 		return err
@@ -191,7 +192,7 @@ func (h *handlers) activity(topic string) func(context.Context, delivery.Activit
 		if err != nil {
 			return err
 		}
-		body, err := federation.Marshal(a)
+		body, err := activitypub.Marshal(a)
 		if err != nil {
 			return err
 		}
@@ -200,7 +201,7 @@ func (h *handlers) activity(topic string) func(context.Context, delivery.Activit
 }
 
 // build makes the activity of topic for pl.
-func (h *handlers) build(topic string, p *murlog.Persona, pl delivery.ActivityPayload) (*federation.Activity, error) {
+func (h *handlers) build(topic string, p *murlog.Persona, pl delivery.ActivityPayload) (*activitypub.Activity, error) {
 	site := h.d.Site
 	switch topic {
 	case delivery.TopicAcceptFollow:

@@ -63,8 +63,8 @@ func (h *handlers) deliverPost(ctx context.Context, pl delivery.PostPayload, job
 
 // livePost reads the post a post delivery is about and reports errGone
 // when there is nothing to deliver any more: the post was deleted, is no
-// longer published, or (for an Update) was edited again, whose own job
-// carries the newer version.
+// longer published or is a page now, or (for an Update) was edited
+// again, whose own job carries the newer version.
 func livePost(tx store.Tx, id, activity, version string) (*murlog.Post, error) {
 	if !murlog.ValidID(id) {
 		return nil, queue.Permanent(fmt.Errorf("post_id %q is not a valid id", id))
@@ -79,8 +79,8 @@ func livePost(tx store.Tx, id, activity, version string) (*murlog.Post, error) {
 	if err != nil {
 		return nil, err
 	}
-	if post.PublishedAt == nil || post.PublishedAt.After(tx.Now()) {
-		return nil, errGone
+	if post.PublishedAt == nil || post.PublishedAt.After(tx.Now()) || post.Page {
+		return nil, errGone // unpublished, or made a page (never federated)
 	}
 	if activity == delivery.ActivityUpdate && version != delivery.Version(post.UpdatedAt) {
 		return nil, errGone

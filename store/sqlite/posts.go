@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/store"
@@ -13,7 +14,7 @@ import (
 type posts struct{ t *tx }
 
 const postCols = `id, persona_id, kind, title, source, content, summary, sensitive, visibility,
-	language, tags, in_reply_to, quote_of, mentions, as_note, published_at, created_at, updated_at, excerpt, image`
+	language, tags, in_reply_to, quote_of, mentions, as_note, published_at, created_at, updated_at, excerpt, image, slug, page`
 
 // publicPredicate is the publication predicate (murlog.Post.PublicAt) in
 // SQL. Every query that serves an anonymous reader includes it verbatim; its
@@ -28,7 +29,7 @@ func scanPost(sc interface{ Scan(...any) error }) (*murlog.Post, error) {
 	var created, updated int64
 	err := sc.Scan(&p.ID, &p.PersonaID, &p.Kind, &p.Title, &p.Source, &p.Content, &p.Summary, &p.Sensitive,
 		&p.Visibility, &p.Language, &tags, &p.InReplyTo, &p.QuoteOf, &mentions, &p.AsNote, &pub, &created, &updated,
-		&p.Excerpt, &p.Image)
+		&p.Excerpt, &p.Image, &p.Slug, &p.Page)
 	if err != nil {
 		return nil, err
 	}
@@ -78,10 +79,10 @@ func mentionsJSON(ms []murlog.PostMention) string {
 }
 
 func (r posts) Create(p *murlog.Post) error {
-	_, err := r.t.exec(`INSERT INTO posts (`+postCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err := r.t.exec(`INSERT INTO posts (`+postCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		p.ID, p.PersonaID, string(p.Kind), p.Title, p.Source, p.Content, p.Summary, boolInt(p.Sensitive),
 		string(p.Visibility), p.Language, tagsJSON(p.Tags), p.InReplyTo, p.QuoteOf, mentionsJSON(p.Mentions), boolInt(p.AsNote),
-		nullMicros(p.PublishedAt), micros(p.CreatedAt), micros(p.UpdatedAt), p.Excerpt, p.Image)
+		nullMicros(p.PublishedAt), micros(p.CreatedAt), micros(p.UpdatedAt), p.Excerpt, p.Image, p.Slug, boolInt(p.Page))
 	return err
 }
 
@@ -92,10 +93,10 @@ func (r posts) Get(id string) (*murlog.Post, error) {
 func (r posts) Update(p *murlog.Post) error {
 	res, err := r.t.exec(`UPDATE posts SET kind = ?, title = ?, source = ?, content = ?, summary = ?,
 		sensitive = ?, visibility = ?, language = ?, tags = ?, in_reply_to = ?, quote_of = ?, mentions = ?,
-		as_note = ?, published_at = ?, updated_at = ?, excerpt = ?, image = ? WHERE id = ?`,
+		as_note = ?, published_at = ?, updated_at = ?, excerpt = ?, image = ?, slug = ?, page = ? WHERE id = ?`,
 		string(p.Kind), p.Title, p.Source, p.Content, p.Summary, boolInt(p.Sensitive), string(p.Visibility),
 		p.Language, tagsJSON(p.Tags), p.InReplyTo, p.QuoteOf, mentionsJSON(p.Mentions), boolInt(p.AsNote),
-		nullMicros(p.PublishedAt), micros(p.UpdatedAt), p.Excerpt, p.Image, p.ID)
+		nullMicros(p.PublishedAt), micros(p.UpdatedAt), p.Excerpt, p.Image, p.Slug, boolInt(p.Page), p.ID)
 	return affected(res, err, "post")
 }
 
@@ -131,7 +132,7 @@ func (r posts) List(q store.PostQuery) ([]*murlog.Post, error) {
 			bound = pub
 			after = []any{pub, q.Before}
 		}
-		query = "SELECT " + postCols + " FROM posts WHERE " + publicPredicate
+		query = "SELECT " + postCols + " FROM posts WHERE " + publicPredicate + " AND page = 0"
 		args = append(args, bound)
 		if q.PersonaID != "" {
 			query += " AND persona_id = ?"
@@ -186,4 +187,58 @@ func (r posts) publicSortKey(id string, now int64) (int64, error) {
 
 func (r posts) Replies(uri string, limit int) ([]*murlog.Post, error) {
 	return many(r.t, "SELECT "+postCols+" FROM posts WHERE in_reply_to = ? ORDER BY id LIMIT ?", scanPost, uri, limit)
+}
+
+// slugOwner prefers the current slug to an old one.
+const slugOwner = `SELECT id, 0 FROM posts WHERE persona_id = ?1 AND slug = ?2 AND slug != ''
+	UNION ALL SELECT post_id, 1 FROM post_old_slugs WHERE persona_id = ?1 AND slug = ?2 ORDER BY 2 LIMIT 1`
+
+func (r posts) SlugOwner(personaID, slug string) (string, bool, error) {
+	var id string
+	var old bool
+	err := r.t.queryRow(slugOwner, []any{personaID, slug}, &id, &old)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, murlog.NotFound("slug")
+	}
+	return id, old, err
+}
+
+// takenSlugs reads the range [base-, base.) of both slug indexes: "." is
+// the character after "-", and no slug has a dot. (Queries of posts by
+// slug also ask for a slug that is not empty, so that SQLite may use the
+// partial index posts_slug.)
+const takenSlugs = `SELECT slug FROM posts WHERE persona_id = ?1 AND slug != '' AND (slug = ?2 OR slug >= ?3 AND slug < ?4)
+	UNION SELECT slug FROM post_old_slugs WHERE persona_id = ?1 AND (slug = ?2 OR slug >= ?3 AND slug < ?4)`
+
+func (r posts) TakenSlugs(personaID, base string) (map[string]bool, error) {
+	rows, err := r.t.query(takenSlugs, personaID, base, base+"-", base+".")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	taken := map[string]bool{}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, mapErr(err)
+		}
+		taken[s] = true
+	}
+	return taken, mapErr(rows.Err())
+}
+
+func (r posts) KeepOldSlug(personaID, slug, id string, at time.Time, keep int) error {
+	if _, err := r.t.exec(`INSERT INTO post_old_slugs (persona_id, slug, post_id, created_at) VALUES (?, ?, ?, ?)
+		ON CONFLICT (persona_id, slug) DO UPDATE SET post_id = excluded.post_id, created_at = excluded.created_at`,
+		personaID, slug, id, micros(at)); err != nil {
+		return err
+	}
+	_, err := r.t.exec(`DELETE FROM post_old_slugs WHERE post_id = ?1 AND slug NOT IN
+		(SELECT slug FROM post_old_slugs WHERE post_id = ?1 ORDER BY created_at DESC, slug LIMIT ?2)`, id, keep)
+	return err
+}
+
+func (r posts) DropOldSlug(personaID, slug string) error {
+	_, err := r.t.exec("DELETE FROM post_old_slugs WHERE persona_id = ? AND slug = ?", personaID, slug)
+	return err
 }

@@ -23,13 +23,17 @@ import (
 // owner's source text, and a list then reads about half the bytes (a row's
 // source and content are most of it).
 const publicCols = `id, persona_id, kind, title, '' AS source, content, summary, sensitive, visibility,
-	language, tags, in_reply_to, quote_of, mentions, as_note, published_at, created_at, updated_at, excerpt, image`
+	language, tags, in_reply_to, quote_of, mentions, as_note, published_at, created_at, updated_at, excerpt, image, slug, page`
 
 type publicPosts struct{ t *tx }
 
-// listed is the predicate of lists, tag pages, neighbours, search, feeds
-// and the sitemap.
-const listed = publicPredicate + ` AND visibility = 'public'`
+// shown is the predicate of the sitemap: every post and page anyone may
+// come across; listed, that of lists, tag pages, neighbours, search and
+// feeds, leaves the pages out (the site menu lists them).
+const (
+	shown  = publicPredicate + ` AND visibility = 'public'`
+	listed = shown + ` AND page = 0`
+)
 
 func (r publicPosts) Get(id string, now time.Time) (*murlog.Post, error) {
 	return one(r.t, "post", "SELECT "+publicCols+" FROM posts WHERE id = ? AND "+publicPredicate, scanPost, id, micros(now))
@@ -258,9 +262,9 @@ func (r publicPosts) Sitemap(now time.Time, limit int) ([]store.SitemapEntry, er
 	if limit <= 0 {
 		return nil, murlog.Invalid("limit", "must be positive")
 	}
-	rows, err := r.t.query(`SELECT p.id, u.username, p.published_at, p.updated_at
+	rows, err := r.t.query(`SELECT p.id, p.slug, u.username, p.published_at, p.updated_at
 		FROM posts p JOIN personas u ON u.id = p.persona_id
-		WHERE `+listed+` ORDER BY p.published_at DESC, p.id DESC LIMIT ?`, micros(now), limit)
+		WHERE `+shown+` ORDER BY p.published_at DESC, p.id DESC LIMIT ?`, micros(now), limit)
 	if err != nil {
 		return nil, err
 	}
@@ -269,13 +273,36 @@ func (r publicPosts) Sitemap(now time.Time, limit int) ([]store.SitemapEntry, er
 	for rows.Next() {
 		var e store.SitemapEntry
 		var pub, upd int64
-		if err := rows.Scan(&e.ID, &e.Username, &pub, &upd); err != nil {
+		if err := rows.Scan(&e.ID, &e.Slug, &e.Username, &pub, &upd); err != nil {
 			return nil, mapErr(err)
 		}
 		e.PublishedAt, e.UpdatedAt = fromMicros(pub), fromMicros(upd)
 		out = append(out, e)
 	}
 	return out, mapErr(rows.Err())
+}
+
+// bySlug looks a slug up among the current slugs first, then the old
+// ones, asking for a slug that is not empty so that SQLite may use the
+// partial index posts_slug.
+const bySlug = `SELECT ` + publicCols + ` FROM posts WHERE id = coalesce(
+	(SELECT id FROM posts WHERE persona_id = ?1 AND slug = ?2 AND slug != ''),
+	(SELECT post_id FROM post_old_slugs WHERE persona_id = ?1 AND slug = ?2)) AND ` + publicPredicate
+
+func (r publicPosts) BySlug(personaID, slug string, now time.Time) (*murlog.Post, error) {
+	return one(r.t, "post", bySlug, scanPost, personaID, slug, micros(now))
+}
+
+func (r publicPosts) Pages(personaID string, now time.Time, limit int) ([]store.MenuEntry, error) {
+	if limit <= 0 {
+		return nil, murlog.Invalid("limit", "must be positive")
+	}
+	return many(r.t, `SELECT id, title, slug FROM posts WHERE page = 1 AND persona_id = ? AND `+shown+`
+		ORDER BY published_at, id LIMIT ?`, func(sc interface{ Scan(...any) error }) (store.MenuEntry, error) {
+		var e store.MenuEntry
+		err := sc.Scan(&e.ID, &e.Title, &e.Slug)
+		return e, err
+	}, personaID, micros(now), limit)
 }
 
 // NextPublication reads the partial index of publishable posts: its WHERE

@@ -270,7 +270,10 @@ func TestMigration008Backfills(t *testing.T) {
 	// Back to before 009 too, and before every later migration, so that
 	// all of them are applied again in order.
 	for _, q := range []string{"ALTER TABLE posts DROP COLUMN excerpt", "ALTER TABLE posts DROP COLUMN image",
-		"DROP TABLE totp", "DROP TABLE totp_recovery_codes", "DELETE FROM schema_version WHERE version >= 9"} {
+		"DROP TABLE totp", "DROP TABLE totp_recovery_codes",
+		"DROP TABLE post_old_slugs", "DROP INDEX posts_slug", "DROP INDEX posts_pages",
+		"ALTER TABLE posts DROP COLUMN slug", "ALTER TABLE posts DROP COLUMN page",
+		"DELETE FROM schema_version WHERE version >= 9"} {
 		if _, err := db.w.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}

@@ -45,6 +45,8 @@ func Run(t *testing.T, open Opener) {
 		{"FanoutProgress", testFanoutProgress},
 		{"Social", testSocial},
 		{"InboxItems", testInboxItems},
+		{"Slugs", testSlugs},
+		{"Pages", testPages},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })

@@ -201,3 +201,79 @@ describe('Compose', () => {
     expect(t.m.root.textContent).toContain('Published (keep its date)');
   });
 });
+
+describe('Compose: an article\'s address and page', () => {
+  const slugInput = () => byLabel(t.m!.root, 'Address (slug)')!;
+  const pageBox = () => byLabel(t.m!.root, 'A page of the site (About, Contact …)')!;
+
+  it('shows the address the title gives as it is typed, and sends only one the owner wrote', async () => {
+    const server = fakeServer({
+      'posts.preview': (p) => ({ html: '', chars: p.content.length, limit: 100000 }),
+      'posts.create': (p) => ({ id: 'n1', kind: 'article', title: p.title, url: 'u', published_at: '2030-01-01T00:00:00Z' }),
+    });
+    t.m = await mount(<App />);
+    await click(t.m.root.querySelector('input[name=kind][value=article]'));
+    await type(byLabel(t.m.root, 'Title'), 'Hello, World');
+    expect(slugInput().value).toBe('hello-world');
+    await type(byLabel(t.m.root, 'Title'), 'はじめての ActivityPub');
+    expect(slugInput().value).toBe('はじめての-activitypub');
+    await type(textarea(), 'body');
+    await submit(t.m.root.querySelector('form'));
+    const sent = server.paramsOf('posts.create')[0];
+    expect(sent).toMatchObject({ kind: 'article', title: 'はじめての ActivityPub' });
+    expect('slug' in sent || 'page' in sent).toBe(false);
+
+    await click(t.m.root.querySelector('input[name=kind][value=article]'));
+    await type(byLabel(t.m.root, 'Title'), 'About me');
+    await type(slugInput(), 'about');
+    await type(byLabel(t.m.root, 'Title'), 'About me and this site');
+    expect(slugInput().value).toBe('about');
+    await click(pageBox());
+    await type(textarea(), 'who I am');
+    await submit(t.m.root.querySelector('form'));
+    expect(server.paramsOf('posts.create')[1]).toMatchObject({ title: 'About me and this site', slug: 'about', page: true });
+  });
+
+  it('refuses a slug the server would refuse before sending, and a page only followers may see', async () => {
+    const server = fakeServer({ 'posts.preview': (p) => ({ html: '', chars: p.content.length, limit: 100000 }) });
+    t.m = await mount(<App />);
+    await click(t.m.root.querySelector('input[name=kind][value=article]'));
+    await type(byLabel(t.m.root, 'Title'), 'T');
+    await type(textarea(), 'body');
+    await type(slugInput(), 'Not A Slug');
+    expect(slugInput().getAttribute('aria-invalid')).toBe('true');
+    expect(t.m.root.textContent).toContain('Use lower-case letters, digits and single hyphens, such as not-a-slug.');
+    expect(sendButton().disabled).toBe(true);
+    await type(slugInput(), 'search');
+    expect(t.m.root.textContent).toContain('The site itself uses this address');
+    await type(slugInput(), 'fine');
+    expect(sendButton().disabled).toBe(false);
+    await click(pageBox());
+    const select = t.m.root.querySelector('select') as HTMLSelectElement;
+    select.value = 'followers';
+    await type(select, 'followers');
+    expect(t.m.root.textContent).toContain('A page is part of the public site');
+    expect(sendButton().disabled).toBe(true);
+    expect(server.paramsOf('posts.create')).toEqual([]);
+  });
+
+  it('keeps the address of an article being edited when its title changes, and shows a server refusal', async () => {
+    navigate('/compose/a1', { replace: true });
+    const server = fakeServer({
+      'posts.get': () => ({ id: 'a1', kind: 'article', title: 'Old title', slug: 'old-title', page: true, content: '', source: 'text', summary: '',
+        sensitive: false, visibility: 'public', language: '', published_at: '2020-01-01T00:00:00Z', state: 'published', url: 'u', in_reply_to: '' }),
+      'posts.preview': (p) => ({ html: '', chars: p.content.length, limit: 100000 }),
+      'posts.update': () => new Fail('conflict', 'another post of this persona has the slug "taken"', { field: 'slug' }, -32002),
+    });
+    t.m = await mount(<App id="a1" />);
+    expect(slugInput().value).toBe('old-title');
+    expect(pageBox().checked).toBe(true);
+    await type(byLabel(t.m.root, 'Title'), 'New title');
+    expect(slugInput().value).toBe('old-title');
+    await type(slugInput(), 'taken');
+    await submit(t.m.root.querySelector('form'));
+    expect(server.paramsOf('posts.update')[0]).toMatchObject({ id: 'a1', title: 'New title', slug: 'taken', page: true });
+    expect(slugInput().getAttribute('aria-invalid')).toBe('true');
+    expect(t.m.root.textContent).toContain('another post of this persona has the slug');
+  });
+});

@@ -1,7 +1,8 @@
-// Compose: a note or an article (Markdown with a title), the server's own
-// rendering as a live preview (posts.preview, 400 ms after typing stops),
-// content warning, sensitive, visibility, language, and publish now /
-// schedule / keep as draft. /compose/:id edits a post (posts.get →
+// Compose: a note or an article (Markdown with a title, an address — its
+// slug, shown as the title gives it until edited — and a "page of the site"
+// switch), the server's own rendering as a live preview (posts.preview,
+// 400 ms after typing stops), content warning, sensitive, visibility,
+// language, and publish now / schedule / keep as draft. /compose/:id edits a post (posts.get →
 // posts.update). ?in_reply_to=<post URL> writes a reply.
 //
 // The unsent text is kept in localStorage "murlog.draft" as it is typed, so
@@ -17,8 +18,9 @@ import { fieldError } from '../ui/errors';
 import { SafeHTML } from '../ui/SafeHTML';
 import {
   clearDraft, counter, defaultSchedule, DEFAULT_LIMITS, isoToLocal, loadDraft, postParams, problems, saveDraft,
-  sendDisabled, timeZoneLabel, VISIBILITIES, type EditContext, type Form, type Kind, type Limits, type Preview, type When,
+  sendDisabled, timeZoneLabel, VISIBILITIES, withSlug, withTitle, type EditContext, type Form, type Kind, type Limits, type Preview, type When,
 } from './compose/logic';
+import { MAX_SLUG, slugify } from './compose/slug';
 
 export const PREVIEW_DELAY_MS = 400;
 
@@ -38,11 +40,15 @@ export interface OwnPost {
   url: string;
   in_reply_to: string;
   pinned?: boolean;
+  /** Articles: the address under the persona ("" or absent for none yet). */
+  slug?: string;
+  /** Articles: a page of the site. */
+  page?: boolean;
 }
 
 const emptyForm = (): Form => ({
   kind: 'note', title: '', content: '', summary: '', sensitive: false, visibility: 'public', language: '',
-  when: 'now', scheduleAt: defaultSchedule(),
+  when: 'now', scheduleAt: defaultSchedule(), slug: '', slugTouched: false, slugSaved: '', page: false,
 });
 
 function formFromPost(p: OwnPost): Form {
@@ -51,6 +57,7 @@ function formFromPost(p: OwnPost): Form {
     kind: p.kind, title: p.title ?? '', content: p.source ?? '', summary: p.summary, sensitive: p.sensitive,
     visibility: p.visibility, language: p.language, when: state === 'draft' ? 'draft' : state === 'scheduled' ? 'schedule' : 'now',
     scheduleAt: state === 'scheduled' && p.published_at ? isoToLocal(p.published_at) : defaultSchedule(),
+    slug: p.slug || slugify(p.title ?? ''), slugTouched: false, slugSaved: p.slug ?? '', page: p.page === true,
   };
 }
 
@@ -60,6 +67,10 @@ const PROBLEM_TEXT: Record<string, Key> = {
   summary_long: 'compose.summary_long',
   schedule_invalid: 'compose.schedule_invalid',
   schedule_past: 'compose.schedule_past',
+  slug_long: 'compose.slug_long',
+  slug_invalid: 'compose.slug_invalid',
+  slug_reserved: 'compose.slug_reserved',
+  page_visibility: 'compose.page_visibility',
 };
 
 /** posts.preview for the current text, PREVIEW_DELAY_MS after the last change. */
@@ -108,7 +119,7 @@ export default function Compose({ params, query }: ScreenProps) {
   // A new post starts from the kept draft of a new post, if there is one.
   const [initial] = useState(() => {
     const d = editId === null ? loadDraft() : null;
-    return d && d.id === null ? { ...emptyForm(), kind: d.kind, title: d.title, content: d.content, summary: d.summary } : null;
+    return d && d.id === null ? withTitle({ ...emptyForm(), kind: d.kind, content: d.content, summary: d.summary }, d.title) : null;
   });
   const [form, setForm] = useState<Form>(() => initial ?? emptyForm());
   const [original, setOriginal] = useState<OwnPost | null>(null);
@@ -136,7 +147,7 @@ export default function Compose({ params, query }: ScreenProps) {
         setOriginal(p);
         let f = formFromPost(p);
         if (draft && draft.id === editId && (draft.content !== f.content || draft.title !== f.title || draft.summary !== f.summary)) {
-          f = { ...f, title: draft.title, content: draft.content, summary: draft.summary };
+          f = { ...withTitle(f, draft.title), content: draft.content, summary: draft.summary };
           setRestored(true);
         }
         setForm(f);
@@ -167,10 +178,11 @@ export default function Compose({ params, query }: ScreenProps) {
   const count = counter(form, preview, limits);
   const found = useMemo(() => problems(form, count, limits), [form, count.over, limits.title_chars, limits.summary_chars]);
 
-  const set = <K extends keyof Form>(k: K, v: Form[K]) => {
-    setForm((f) => ({ ...f, [k]: v }));
+  const change = (fn: (f: Form) => Form) => {
+    setForm(fn);
     setDone(null);
   };
+  const set = <K extends keyof Form>(k: K, v: Form[K]) => change((f) => ({ ...f, [k]: v }));
 
   const discard = () => {
     clearDraft();
@@ -212,8 +224,10 @@ export default function Compose({ params, query }: ScreenProps) {
   if (loadError) return <Page title={title}><ErrorBox error={loadError} onRetry={() => setLoadVersion((v) => v + 1)} /></Page>;
 
   const fe = (f: string) => fieldError(sendError, f);
-  const knownField = sendError instanceof RPCError && ['content', 'title', 'summary', 'language', 'published_at', 'visibility'].includes(sendError.field ?? '');
-  const problemText = (p: keyof typeof PROBLEM_TEXT) => (found.includes(p as never) ? t(PROBLEM_TEXT[p]!, { n: p === 'title_long' ? limits.title_chars : limits.summary_chars }) : undefined);
+  const knownField = sendError instanceof RPCError && ['content', 'title', 'summary', 'language', 'published_at', 'visibility', 'slug', 'page'].includes(sendError.field ?? '');
+  const limitOf = (p: string) => (p === 'title_long' ? limits.title_chars : p === 'slug_long' ? MAX_SLUG : limits.summary_chars);
+  const problemText = (p: keyof typeof PROBLEM_TEXT) =>
+    found.includes(p as never) ? t(PROBLEM_TEXT[p]!, { n: limitOf(p), example: slugify(form.slug) || 'my-article' }) : undefined;
   const whenLabel: Record<When, Key> = {
     now: edit?.state === 'published' ? 'compose.when_published' : 'compose.when_now',
     schedule: 'compose.when_schedule',
@@ -249,9 +263,30 @@ export default function Compose({ params, query }: ScreenProps) {
         </fieldset>
 
         {form.kind === 'article' && (
-          <Field label={t('compose.title')} error={fe('title') ?? (tried ? problemText('title_missing') : undefined) ?? problemText('title_long')}>
-            <input type="text" value={form.title} onInput={(e) => set('title', e.currentTarget.value)} />
-          </Field>
+          <>
+            <Field label={t('compose.title')} error={fe('title') ?? (tried ? problemText('title_missing') : undefined) ?? problemText('title_long')}>
+              <input type="text" value={form.title} onInput={(e) => change((f) => withTitle(f, e.currentTarget.value))} />
+            </Field>
+            <Field
+              label={t('compose.slug')}
+              hint={t('compose.slug_hint')}
+              error={fe('slug') ?? problemText('slug_invalid') ?? problemText('slug_reserved') ?? problemText('slug_long')}
+            >
+              <input
+                type="text"
+                autocapitalize="off"
+                spellcheck={false}
+                value={form.slug}
+                onInput={(e) => change((f) => withSlug(f, e.currentTarget.value))}
+              />
+            </Field>
+            <Check
+              label={t('compose.page')}
+              checked={form.page}
+              hint={fe('page') ?? problemText('page_visibility') ?? t('compose.page_hint')}
+              onChange={(v) => set('page', v)}
+            />
+          </>
         )}
 
         <div class="compose-body">

@@ -24,6 +24,7 @@ describe('posts helpers', () => {
     expect(canPin(post('a', { visibility: 'unlisted' }))).toBe(true);
     expect(canPin(post('a', { visibility: 'followers' }))).toBe(false);
     expect(canPin(post('a', { state: 'draft', published_at: null }))).toBe(false);
+    expect(canPin(post('a', { kind: 'article', title: 'About', page: true }))).toBe(false);
   });
   it('a filtered page reads on until it has 20 matches, at most 5 pages, and continues from there', async () => {
     // 1,000 posts, every 10th a draft
@@ -93,6 +94,23 @@ describe('Posts screen', () => {
     expect(currentLocation().query.get('state')).toBe('scheduled');
     // without the server's `pinned`, no pinned filter that would show nothing true
     expect(button(t.m.root, 'Pinned')).toBeUndefined();
+  });
+
+  it('marks the pages of the site, offers no pin for them, and lists them alone under Pages', async () => {
+    server([post('a', { kind: 'article', title: 'About me', page: true, slug: 'about-me' }), post('n')]);
+    t.m = await render();
+    const [page, note] = [...t.m.root.querySelectorAll('.own-post')] as HTMLElement[];
+    expect(page!.querySelector('.tag.page')!.textContent).toBe('Page');
+    expect(note!.querySelector('.tag.page')).toBeNull();
+    expect(button(page!, 'Pin')).toBeUndefined();
+    expect(button(note!, 'Pin')).toBeDefined();
+    await click(button(t.m.root, 'Pages'));
+    expect(currentLocation().query.get('state')).toBe('page');
+    t.m.unmount();
+    t.m = await render('state=page');
+    const rows = [...t.m.root.querySelectorAll('.own-post')];
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.querySelector('.row-title')!.textContent).toBe('About me');
   });
 
   it('deletes after confirming and pins / unpins with the server\'s pinned state', async () => {

@@ -1,6 +1,7 @@
-// The owner's posts (posts.list shows the owner drafts and scheduled posts
-// too, newest first) with their state, a filter by state, and edit / delete /
-// pin. The filter is in the URL (?state=draft) so it survives a reload.
+// The owner's posts (posts.list shows the owner drafts, scheduled posts and
+// the site's pages too, newest first) with their state, a filter by state
+// (and one for pages), and edit / delete / pin. The filter is in the URL
+// (?state=draft) so it survives a reload.
 import { useState } from 'preact/hooks';
 import { t, type Key } from '../i18n';
 import { Link, navigate, type ScreenProps } from '../router';
@@ -9,8 +10,8 @@ import { Confirm, ErrorBox, Page, Time } from '../ui/basic';
 import { InfiniteList } from '../ui/InfiniteList';
 import type { OwnPost } from './Compose';
 
-export type StateFilter = 'all' | 'draft' | 'scheduled' | 'published' | 'pinned';
-export const FILTERS: readonly StateFilter[] = ['all', 'draft', 'scheduled', 'published', 'pinned'];
+export type StateFilter = 'all' | 'draft' | 'scheduled' | 'published' | 'pinned' | 'page';
+export const FILTERS: readonly StateFilter[] = ['all', 'draft', 'scheduled', 'published', 'pinned', 'page'];
 
 export function postState(p: OwnPost, now = Date.now()): 'draft' | 'scheduled' | 'published' {
   if (p.state) return p.state;
@@ -21,12 +22,13 @@ export function postState(p: OwnPost, now = Date.now()): 'draft' | 'scheduled' |
 export function matchesFilter(p: OwnPost, f: StateFilter, pinned: boolean): boolean {
   if (f === 'all') return true;
   if (f === 'pinned') return pinned;
+  if (f === 'page') return p.page === true;
   return postState(p) === f;
 }
 
-/** Only published public or unlisted posts can be pinned (docs/api.md posts.pin). */
+/** Only published public or unlisted posts can be pinned, not pages (docs/api.md posts.pin). */
 export function canPin(p: OwnPost): boolean {
-  return postState(p) === 'published' && (p.visibility === 'public' || p.visibility === 'unlisted');
+  return postState(p) === 'published' && (p.visibility === 'public' || p.visibility === 'unlisted') && p.page !== true;
 }
 
 // The server filters nothing by state, so a filtered list reads pages of
@@ -116,6 +118,7 @@ export default function Posts({ query }: ScreenProps) {
           {state === 'scheduled' && p.published_at && <> <Time iso={p.published_at} absolute /></>}
           {state === 'published' && p.published_at && <> <Time iso={p.published_at} /></>}
           {isPinned && <span class="tag pinned">{t('posts.pinned')}</span>}
+          {p.page === true && <span class="tag page">{t('posts.page')}</span>}
           <span class="muted"> · {t(('compose.vis_' + p.visibility) as Key)}</span>
           {p.kind === 'article' && <span class="muted"> · {t('compose.article')}</span>}
         </p>

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
   clearDraft, counter, countChars, DEFAULT_LIMITS, defaultSchedule, DRAFT_KEY, isoToLocal, loadDraft, parseLocal,
-  postParams, problems, saveDraft, scheduleToISO, sendDisabled, timeZoneLabel, type Form, type Preview,
+  postParams, problems, saveDraft, scheduleToISO, sendDisabled, timeZoneLabel, withSlug, withTitle, type Form, type Preview,
 } from './logic';
 
 const form = (over: Partial<Form> = {}): Form => ({
   kind: 'note', title: '', content: 'hello', summary: '', sensitive: false, visibility: 'public', language: '',
-  when: 'now', scheduleAt: '2030-01-02T03:04', ...over,
+  when: 'now', scheduleAt: '2030-01-02T03:04', slug: '', slugTouched: false, slugSaved: '', page: false, ...over,
 });
 const preview = (over: Partial<Preview> = {}): Preview => ({ kind: 'note', content: 'hello', title: '', html: '<p>hello</p>', chars: 5, limit: 3000, ...over });
 
@@ -107,6 +107,50 @@ describe('post params', () => {
     const pub = postParams(form(), { id: 'p1', state: 'published' }, null, now);
     expect('published_at' in pub).toBe(false);
     expect(postParams(form({ when: 'draft' }), { id: 'p1', state: 'published' }, null, now).published_at).toBeNull();
+  });
+});
+
+describe('slug and page', () => {
+  const now = new Date('2030-01-01T00:00:00Z');
+  const article = (over: Partial<Form> = {}) => form({ kind: 'article', title: 'T', ...over });
+
+  it('shows the slug the title gives while it is typed, until the owner edits it', () => {
+    let f = withTitle(article(), 'Hello, World');
+    expect(f.slug).toBe('hello-world');
+    f = withTitle(f, 'はじめての ActivityPub');
+    expect(f.slug).toBe('はじめての-activitypub');
+    f = withSlug(f, 'intro');
+    expect(withTitle(f, 'Another title').slug).toBe('intro');
+  });
+
+  it('keeps the slug an article already has when the title changes: its address stays', () => {
+    const f = article({ slug: 'old-address', slugSaved: 'old-address' });
+    expect(withTitle(f, 'A new title').slug).toBe('old-address');
+  });
+
+  it('sends a slug only when the owner wrote one, and the page flag of articles', () => {
+    const shown = withTitle(article(), 'Hello');
+    expect('slug' in postParams(shown, null, null, now)).toBe(false);
+    expect(postParams(withSlug(shown, 'hi'), null, null, now)).toMatchObject({ slug: 'hi' });
+    expect(postParams(withSlug(shown, ''), { id: 'p1', state: 'published' }, null, now)).toMatchObject({ slug: '' });
+    expect(postParams(article({ page: true }), null, null, now)).toMatchObject({ page: true });
+    expect('page' in postParams(article(), null, null, now)).toBe(false);
+    expect(postParams(article(), { id: 'p1', state: 'published' }, null, now)).toMatchObject({ page: false });
+    const note = postParams(form({ slug: 'x', slugTouched: true, page: true }), null, null, now);
+    expect('slug' in note || 'page' in note).toBe(false);
+  });
+
+  it('refuses a slug the server would refuse, and a page that is not public or unlisted', () => {
+    const ok = counter(form(), null, DEFAULT_LIMITS);
+    const found = (f: Form) => problems(f, ok, DEFAULT_LIMITS, now);
+    expect(found(withSlug(article(), 'Hello World'))).toEqual(['slug_invalid']);
+    expect(found(withSlug(article(), 'search'))).toEqual(['slug_reserved']);
+    expect(found(withSlug(article(), 'a'.repeat(101)))).toEqual(['slug_long']);
+    expect(found(withSlug(article(), ''))).toEqual([]);
+    expect(found(article({ slug: 'Not Checked' }))).toEqual([]); // not the owner's: the server makes one
+    expect(found(article({ page: true, visibility: 'followers' }))).toEqual(['page_visibility']);
+    expect(found(article({ page: true, visibility: 'unlisted' }))).toEqual([]);
+    for (const p of ['slug_invalid', 'slug_reserved', 'slug_long', 'page_visibility'] as const) expect(sendDisabled([p])).toBe(true);
   });
 });
 

@@ -1,6 +1,8 @@
 // Compose's rules, apart from the screen so they can be tested alone: the
-// length counter and when sending is allowed, the schedule time, the params
-// of posts.create / posts.update, and the draft kept in localStorage.
+// length counter and when sending is allowed, the schedule time, an
+// article's slug and page flag, the params of posts.create / posts.update,
+// and the draft kept in localStorage.
+import { slugify, slugProblem } from './slug';
 
 export type Kind = 'note' | 'article';
 export type Visibility = 'public' | 'unlisted' | 'followers' | 'direct';
@@ -28,6 +30,29 @@ export interface Form {
   when: When;
   /** datetime-local value, "2026-04-10T21:00", in the browser's time zone. */
   scheduleAt: string;
+  /** An article's slug as the field shows it: the title's, until the owner edits it. */
+  slug: string;
+  /** Whether the owner edited the slug (it is then sent; else the server makes it). */
+  slugTouched: boolean;
+  /** The slug the article has on the server ("" for a new one, or one never published). */
+  slugSaved: string;
+  /** An article that is a page of the site (About …). */
+  page: boolean;
+}
+
+/**
+ * The form with a new title. The slug field follows the title — the
+ * address the server will make when the article is published — until the
+ * owner edits the slug, or once the article has one (the address stays).
+ */
+export function withTitle(form: Form, title: string): Form {
+  const follows = !form.slugTouched && form.slugSaved === '';
+  return { ...form, title, slug: follows ? slugify(title) : form.slug };
+}
+
+/** The form with a slug the owner typed. */
+export function withSlug(form: Form, slug: string): Form {
+  return { ...form, slug, slugTouched: true };
 }
 
 export interface Preview {
@@ -112,7 +137,9 @@ export function timeZoneLabel(at: Date = new Date()): string {
   return zone ? `${zone} (${utc})` : utc;
 }
 
-export type Problem = 'empty' | 'title_missing' | 'title_long' | 'summary_long' | 'over' | 'schedule_invalid' | 'schedule_past';
+export type Problem =
+  | 'empty' | 'title_missing' | 'title_long' | 'summary_long' | 'over' | 'schedule_invalid' | 'schedule_past'
+  | 'slug_long' | 'slug_invalid' | 'slug_reserved' | 'page_visibility';
 
 /** Why the form cannot be sent, if it cannot; the send button is disabled while there is one. */
 export function problems(form: Form, count: Counter, limits: Limits, now: Date = new Date()): Problem[] {
@@ -122,6 +149,9 @@ export function problems(form: Form, count: Counter, limits: Limits, now: Date =
   if (form.kind === 'article') {
     if (form.title.trim() === '') p.push('title_missing');
     if (countChars(form.title) > limits.title_chars) p.push('title_long');
+    const sp = form.slugTouched ? slugProblem(form.slug) : null;
+    if (sp) p.push(sp);
+    if (form.page && form.visibility !== 'public' && form.visibility !== 'unlisted') p.push('page_visibility');
   }
   if (countChars(form.summary) > limits.summary_chars) p.push('summary_long');
   if (form.when === 'schedule') {
@@ -135,7 +165,9 @@ export function problems(form: Form, count: Counter, limits: Limits, now: Date =
 // Problems shown as soon as they exist, which keep the send button disabled
 // (over the limit above all). An empty text or a missing title are said when
 // the owner tries to send, so the button never sits disabled unexplained.
-const BLOCKING: readonly Problem[] = ['over', 'title_long', 'summary_long', 'schedule_invalid', 'schedule_past'];
+const BLOCKING: readonly Problem[] = [
+  'over', 'title_long', 'summary_long', 'schedule_invalid', 'schedule_past', 'slug_long', 'slug_invalid', 'slug_reserved', 'page_visibility',
+];
 
 export function sendDisabled(found: readonly Problem[]): boolean {
   return found.some((p) => BLOCKING.includes(p));
@@ -163,7 +195,13 @@ export function postParams(form: Form, edit: EditContext | null, inReplyTo: stri
   };
   if (edit) p.id = edit.id;
   else p.kind = form.kind;
-  if (form.kind === 'article') p.title = form.title.trim();
+  if (form.kind === 'article') {
+    p.title = form.title.trim();
+    // Only a slug the owner wrote is sent: otherwise the server makes the
+    // one the field shows (or keeps the article's). "" asks for a new one.
+    if (form.slugTouched) p.slug = form.slug;
+    if (form.page || edit) p.page = form.page;
+  }
   if (form.language.trim() !== '' || edit) p.language = form.language.trim();
   if (form.when === 'draft') p.published_at = null;
   else if (form.when === 'schedule') p.published_at = scheduleToISO(form.scheduleAt);

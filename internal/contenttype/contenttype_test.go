@@ -1,0 +1,16 @@
+package contenttype
+
+import "testing"
+
+func TestOf(t *testing.T) {
+	for name, want := range map[string]string{
+		"index.html": "text/html; charset=utf-8", "assets/index-Ab12.JS": "text/javascript; charset=utf-8",
+		"style.0123456789.css": "text/css; charset=utf-8", "manifest.webmanifest": "application/manifest+json",
+		"a/b/font.woff2": "font/woff2", "icon.ico": "image/vnd.microsoft.icon", "README": "application/octet-stream",
+		"x.exe": "application/octet-stream",
+	} {
+		if got := Of(name); got != want {
+			t.Errorf("Of(%q) = %q; want %q", name, got, want)
+		}
+	}
+}
