@@ -22,8 +22,12 @@ build:
 web:
 	cd web/spa && npm ci --no-audit --no-fund --ignore-scripts && npm run build
 
+# The address `make run` listens on: `make run LISTEN=0.0.0.0:8080` (or
+# LISTEN in the environment) to open it to other machines or another port.
+LISTEN ?= 127.0.0.1:8080
+
 run: web
-	go build -o murlog ./cmd/murlog && MURLOG_SCHEME=http ./murlog serve --listen 127.0.0.1:8080
+	go build -o murlog ./cmd/murlog && MURLOG_SCHEME=http ./murlog serve --listen $(LISTEN)
 
 bench:
 	go test -run '^$$' -bench . -benchtime 2s -count 5 ./bench/ ./store/... ./markup/

@@ -152,7 +152,9 @@ func (h *Handler) siteSubmit(w http.ResponseWriter, r *http.Request) {
 	}
 	in := setup.Input{Domain: r.PostForm.Get("domain"), Username: r.PostForm.Get("username"),
 		DisplayName: r.PostForm.Get("display_name"), Password: r.PostForm.Get("password"),
-		PasswordConfirm: r.PostForm.Get("password_confirm"), SiteName: r.PostForm.Get("site_name")}
+		PasswordConfirm: r.PostForm.Get("password_confirm"), SiteName: r.PostForm.Get("site_name"),
+		// The site starts in the language the wizard was shown in.
+		Language: string(p.Lang)}
 	p.Form = formValues(r, "password", "password_confirm")
 	if errs := setup.Validate(&in); len(errs) > 0 {
 		for _, err := range errs {

@@ -12,7 +12,8 @@ import (
 )
 
 // TestStep2SiteName: the optional site name of step 2 becomes the primary
-// persona's public-site setting, written with the persona.
+// persona's public-site setting, written with the persona; the language
+// the wizard was shown in becomes the site's language.
 func TestStep2SiteName(t *testing.T) {
 	s := testsite.Start(t, testsite.Options{Bare: true})
 	submit(t, s, "/admin/setup/server", step1(s.Dir))
@@ -24,7 +25,7 @@ func TestStep2SiteName(t *testing.T) {
 			t.Errorf("step 2 (%s) has no site name field labelled %q", lang, want)
 		}
 	}
-	s.Client.AcceptLanguage = ""
+	s.Client.AcceptLanguage = "ja-JP,ja;q=0.9,en;q=0.5"
 	name := "  " + strings.Repeat("名", 49) + "!  " // 50 characters once trimmed
 	if err := s.Client.SetupSite(ctx, client.SetupInput{Domain: s.Domain(), Username: "alice", Password: testsite.Password, SiteName: name}); err != nil {
 		t.Fatal(err)
@@ -51,12 +52,13 @@ func TestStep2SiteName(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got struct {
+		Language    string `json:"language"`
 		Publication struct {
 			SiteName string `json:"site_name"`
 		} `json:"publication"`
 	}
-	if err := s.Client.Call(ctx, "site.get_settings", nil, &got); err != nil || got.Publication.SiteName != want.SiteName {
-		t.Errorf("site.get_settings = %+v, %v", got, err)
+	if err := s.Client.Call(ctx, "site.get_settings", nil, &got); err != nil || got.Publication.SiteName != want.SiteName || got.Language != "ja" {
+		t.Errorf("site.get_settings = %+v, %v; want the site name and language ja (the wizard's)", got, err)
 	}
 }
 

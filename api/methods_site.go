@@ -19,8 +19,6 @@ type siteGetParams struct {
 }
 
 type siteUpdateParams struct {
-	Title           *string `json:"title"`
-	Description     *string `json:"description"`
 	Language        *string `json:"language"`
 	RobotsNoindex   *bool   `json:"robots_noindex"`
 	RobotsNoAI      *bool   `json:"robots_noai"`
@@ -29,17 +27,40 @@ type siteUpdateParams struct {
 
 	PersonaID   string             `json:"persona_id"`
 	Publication *publicationParams `json:"publication"`
+
+	// Title and Description are the names the site's name and
+	// introduction had before they became one setting each:
+	// still accepted for one release, as publication.site_name and
+	// publication.introduction, which win when both are given.
+	Title       *string `json:"title"`
+	Description *string `json:"description"`
+}
+
+// aliases moves the old top-level names into the publication block.
+func (p *siteUpdateParams) aliases() {
+	if p.Title == nil && p.Description == nil {
+		return
+	}
+	if p.Publication == nil {
+		p.Publication = &publicationParams{}
+	}
+	if p.Publication.SiteName == nil {
+		p.Publication.SiteName = p.Title
+	}
+	if p.Publication.Introduction == nil {
+		p.Publication.Introduction = p.Description
+	}
+	p.Title, p.Description = nil, nil
 }
 
 func (p *siteUpdateParams) site() settings.Update {
-	return settings.Update{Title: p.Title, Description: p.Description, Language: p.Language,
-		RobotsNoindex: p.RobotsNoindex, RobotsNoAI: p.RobotsNoAI, AuthorizedFetch: p.AuthorizedFetch, AllowQuotes: p.AllowQuotes}
+	return settings.Update{Language: p.Language, RobotsNoindex: p.RobotsNoindex, RobotsNoAI: p.RobotsNoAI,
+		AuthorizedFetch: p.AuthorizedFetch, AllowQuotes: p.AllowQuotes}
 }
 
 // touchesSite reports whether any of the site-wide settings is given.
 func (p *siteUpdateParams) touchesSite() bool {
-	return p.Title != nil || p.Description != nil || p.Language != nil || p.RobotsNoindex != nil ||
-		p.RobotsNoAI != nil || p.AuthorizedFetch != nil || p.AllowQuotes != nil
+	return p.Language != nil || p.RobotsNoindex != nil || p.RobotsNoAI != nil || p.AuthorizedFetch != nil || p.AllowQuotes != nil
 }
 
 // publicationParams is a partial edit of one persona's public-site
@@ -74,41 +95,28 @@ type siteView struct {
 	Publication *publicationView `json:"publication,omitempty"`
 }
 
+// publicationView is the persona's public-site settings as the public
+// config document shows them (siteconfig.View), with whose they are and
+// the themes the owner may pick.
 type publicationView struct {
-	PersonaID         string          `json:"persona_id"`
-	SiteName          string          `json:"site_name"`
-	Subtitle          string          `json:"subtitle"`
-	Author            string          `json:"author"`
-	Introduction      string          `json:"introduction"`
-	DesignTheme       string          `json:"design_theme"`
-	ShowServiceHeader bool            `json:"show_service_header"`
-	ShowSiteName      bool            `json:"show_site_name"`
-	ShowPagination    bool            `json:"show_pagination"`
-	ShowSideProfile   bool            `json:"show_side_profile"`
-	ShowSideRecent    int             `json:"show_side_recent"`
-	ShowSidePopular   int             `json:"show_side_popular"`
-	Extensions        json.RawMessage `json:"extensions"`
-	Themes            []string        `json:"themes"`
+	PersonaID string `json:"persona_id"`
+	siteconfig.View
+	Themes []string `json:"themes"`
 }
 
 func (s *Server) publicationView(c *murlog.PubConfig) *publicationView {
-	ext := c.Extensions
-	if ext == "" {
-		ext = "{}"
-	}
-	return &publicationView{PersonaID: c.PersonaID, SiteName: c.SiteName, Subtitle: c.Subtitle, Author: c.Author,
-		Introduction: c.Introduction, DesignTheme: c.DesignTheme, ShowServiceHeader: c.ShowServiceHeader,
-		ShowSiteName: c.ShowSiteName, ShowPagination: c.ShowPagination, ShowSideProfile: c.ShowSideProfile,
-		ShowSideRecent: c.SideRecent, ShowSidePopular: c.SidePopular, Extensions: json.RawMessage(ext),
-		Themes: s.deps.SiteConfig.Themes()}
+	return &publicationView{PersonaID: c.PersonaID, View: siteconfig.NewView(c), Themes: s.deps.SiteConfig.Themes()}
 }
 
 // siteInfo is what the owner's app reads first: who it talks to, whether
 // the caller is logged in, and the limits its forms count against, taken
 // from the constants the services validate with.
 type siteInfo struct {
-	Version     string     `json:"version"`
-	Domain      string     `json:"domain"`
+	Version string `json:"version"`
+	Domain  string `json:"domain"`
+	// Name is the site's name as its pages show it (the primary persona's
+	// site name, else its display name): the app's header and titles.
+	Name        string     `json:"name"`
 	Owner       bool       `json:"owner"`
 	TOTPEnabled *bool      `json:"totp_enabled,omitempty"` // the owner only
 	Limits      limitsView `json:"limits"`
@@ -135,8 +143,14 @@ func (s *Server) registerSite() {
 	register(s, "site.info", public, false, func(ctx context.Context, _ *noParams) (any, error) {
 		v := &siteInfo{Version: murlog.Version, Domain: s.deps.Site.Domain, Owner: murlog.CallerFrom(ctx).Owner,
 			Limits: limits, Themes: []string{}}
+		v.Name = v.Domain
 		if s.deps.SiteConfig != nil {
 			v.Themes = append(v.Themes, s.deps.SiteConfig.Themes()...)
+			name, err := s.deps.SiteConfig.Name(ctx, "")
+			if err != nil {
+				return nil, err
+			}
+			v.Name = name
 		}
 		if v.Owner {
 			st, err := s.deps.Auth.TOTPStatus(ctx)
@@ -156,6 +170,7 @@ func (s *Server) registerSite() {
 	})
 	register(s, "site.update_settings", owner, true, func(ctx context.Context, p *siteUpdateParams) (any, error) {
 		sc := s.deps.SiteConfig
+		p.aliases()
 		// Everything is checked before anything is written: the two kinds
 		// of settings live in two services, and a refused publication
 		// field must not leave the site settings half-edited.
@@ -192,6 +207,9 @@ func (s *Server) registerSite() {
 		if err != nil {
 			return nil, inPublication(err)
 		}
+		// The primary persona's site name and introduction are the whole
+		// site's too (NodeInfo, the instance document).
+		s.changed()
 		return &siteView{Site: site, Publication: s.publicationView(c)}, nil
 	})
 }

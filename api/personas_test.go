@@ -87,8 +87,8 @@ func TestSiteSettings(t *testing.T) {
 	if st["domain"] != s.Domain() || st["robots_noai"] != true || st["robots_noindex"] != false {
 		t.Errorf("defaults = %v", st)
 	}
-	err := s.Client.Call(ctx, "site.update_settings", map[string]any{"title": "My log", "robots_noindex": true, "language": "ja"}, &st)
-	if err != nil || st["title"] != "My log" || st["robots_noindex"] != true || st["language"] != "ja" {
+	err := s.Client.Call(ctx, "site.update_settings", map[string]any{"robots_noindex": true, "language": "ja"}, &st)
+	if err != nil || st["robots_noindex"] != true || st["language"] != "ja" {
 		t.Errorf("update = %v, %v", st, err)
 	}
 	rpcErr(t, "bad language", s.Client.Call(ctx, "site.update_settings", map[string]any{"language": "123"}, nil), -32602, "invalid", 400)

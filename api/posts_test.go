@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/murlog/murlog/internal/testsite"
 )
@@ -48,6 +49,31 @@ func TestCreateArticle(t *testing.T) {
 	}
 	rpcErr(t, "article without a title", s.Client.Call(ctx, "posts.create", map[string]any{"kind": "article", "content": "x"}, nil), -32602, "invalid", 400)
 	rpcErr(t, "note with a title", s.Client.Call(ctx, "posts.create", map[string]any{"title": "t", "content": "x"}, nil), -32602, "invalid", 400)
+}
+
+// TestArticleExcerpt: an article comes with the excerpt lists show in
+// its place (the owner's timeline): its text without markup, cut at 200
+// characters; a note has none (it is shown whole).
+func TestArticleExcerpt(t *testing.T) {
+	t.Parallel()
+	s := testsite.New(t)
+	long := strings.Repeat("word ", 60)
+	a := create(t, s.Client, map[string]any{"kind": "article", "title": "Long", "content": "## A heading\n\nSome *emphasis*. " + long})
+	var got struct {
+		Excerpt *string `json:"excerpt"`
+	}
+	if err := s.Client.Call(ctx, "posts.get", map[string]string{"id": a.ID}, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Excerpt == nil || !strings.HasPrefix(*got.Excerpt, "A heading Some emphasis. word word") || strings.ContainsAny(*got.Excerpt, "<>*#") ||
+		!strings.HasSuffix(*got.Excerpt, "…") || utf8.RuneCountInString(*got.Excerpt) > 201 {
+		t.Errorf("article excerpt = %v; want its plain text cut at 200 characters with …", got.Excerpt)
+	}
+	n := create(t, s.Client, map[string]any{"content": "A note"})
+	got.Excerpt = nil
+	if err := s.Client.Call(ctx, "posts.get", map[string]string{"id": n.ID}, &got); err != nil || got.Excerpt != nil {
+		t.Errorf("note excerpt = %v, %v; want none", got.Excerpt, err)
+	}
 }
 
 func TestContentWarningForcesSensitive(t *testing.T) {

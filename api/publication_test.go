@@ -3,6 +3,7 @@ package api_test
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,7 +14,7 @@ import (
 // site.update_settings.
 type settingsResult struct {
 	Domain      string `json:"domain"`
-	Title       string `json:"title"`
+	Language    string `json:"language"`
 	Publication *struct {
 		PersonaID         string          `json:"persona_id"`
 		SiteName          string          `json:"site_name"`
@@ -77,7 +78,7 @@ func TestPublicationUpdate(t *testing.T) {
 	s := testsite.New(t)
 	pid := primary(t, s).ID
 	var r settingsResult
-	err := s.Client.Call(ctx, "site.update_settings", map[string]any{"title": "Site title", "publication": map[string]any{
+	err := s.Client.Call(ctx, "site.update_settings", map[string]any{"language": "ja", "publication": map[string]any{
 		"site_name": "  Alice の日記 <script>  ", "subtitle": "sub", "author": "Alice", "introduction": "Hello\r\nworld",
 		"design_theme": "vertical", "show_service_header": false, "show_site_name": false, "show_pagination": false,
 		"show_side_profile": false, "show_side_recent": 100, "show_side_popular": -1,
@@ -91,7 +92,7 @@ func TestPublicationUpdate(t *testing.T) {
 	check := func(what string, r settingsResult) {
 		t.Helper()
 		p := r.Publication
-		if r.Title != "Site title" || p == nil || p.PersonaID != pid || p.SiteName != "Alice の日記 <script>" || p.Subtitle != "sub" ||
+		if r.Language != "ja" || p == nil || p.PersonaID != pid || p.SiteName != "Alice の日記 <script>" || p.Subtitle != "sub" ||
 			p.Author != "Alice" || p.Introduction != "Hello\nworld" || p.DesignTheme != "vertical" || p.ShowServiceHeader ||
 			p.ShowSiteName || p.ShowPagination || p.ShowSideProfile || p.ShowSideRecent != 100 || p.ShowSidePopular != -1 {
 			t.Errorf("%s: %+v %+v", what, r, p)
@@ -115,12 +116,12 @@ func TestPublicationUpdate(t *testing.T) {
 
 	// A partial update keeps the other fields, of both kinds.
 	err = s.Client.Call(ctx, "site.update_settings", map[string]any{"persona_id": pid, "publication": map[string]any{"subtitle": "new sub"}}, &r)
-	if err != nil || r.Publication.Subtitle != "new sub" || r.Publication.SiteName != "Alice の日記 <script>" || r.Title != "Site title" ||
+	if err != nil || r.Publication.Subtitle != "new sub" || r.Publication.SiteName != "Alice の日記 <script>" || r.Language != "ja" ||
 		r.Publication.ShowSideRecent != 100 || !strings.Contains(string(r.Publication.Extensions), "futureFeature") {
 		t.Errorf("partial update = %+v %+v, %v", r, r.Publication, err)
 	}
 	// A site-only update keeps the publication and still answers it.
-	if err := s.Client.Call(ctx, "site.update_settings", map[string]any{"title": "T2"}, &r); err != nil || r.Title != "T2" ||
+	if err := s.Client.Call(ctx, "site.update_settings", map[string]any{"language": "en-GB"}, &r); err != nil || r.Language != "en-GB" ||
 		r.Publication == nil || r.Publication.Subtitle != "new sub" {
 		t.Errorf("site-only update = %+v, %v", r, err)
 	}
@@ -142,14 +143,14 @@ func TestPublicationUpdate(t *testing.T) {
 // (not even the valid settings beside it).
 func TestPublicationRefused(t *testing.T) {
 	s := testsite.New(t)
-	err := s.Client.Call(ctx, "site.update_settings", map[string]any{"title": "Kept", "publication": map[string]any{"site_name": "Kept",
+	err := s.Client.Call(ctx, "site.update_settings", map[string]any{"language": "ja", "publication": map[string]any{"site_name": "Kept",
 		"extensions": map[string]any{"shareButtons": []string{"x"}, "keep": true}}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	before := getSettings(t, s, nil)
 	call := func(pub string) string {
-		return `{"jsonrpc":"2.0","method":"site.update_settings","params":{"title":"Changed","publication":` + pub + `},"id":1}`
+		return `{"jsonrpc":"2.0","method":"site.update_settings","params":{"language":"en","publication":` + pub + `},"id":1}`
 	}
 	ext := func(e string) string { return call(`{"site_name":"Changed","extensions":` + e + `}`) }
 	long := `{"k":"` + strings.Repeat("a", 4090) + `"}`
@@ -191,14 +192,14 @@ func TestPublicationRefused(t *testing.T) {
 			}
 		})
 	}
-	if after := getSettings(t, s, nil); !reflect.DeepEqual(after, before) || after.Title != "Kept" || after.Publication.SiteName != "Kept" {
+	if after := getSettings(t, s, nil); !reflect.DeepEqual(after, before) || after.Language != "ja" || after.Publication.SiteName != "Kept" {
 		t.Errorf("after refused updates:\n%+v %+v\nwant\n%+v %+v", after, after.Publication, before, before.Publication)
 	}
 	// An unknown persona is refused before anything is written.
-	rpcErr(t, "unknown persona", s.Client.Call(ctx, "site.update_settings", map[string]any{"title": "Changed",
+	rpcErr(t, "unknown persona", s.Client.Call(ctx, "site.update_settings", map[string]any{"language": "en",
 		"persona_id": "01900000-0000-7000-8000-000000000000"}, nil), -32001, "not_found", 404)
-	if after := getSettings(t, s, nil); after.Title != "Kept" {
-		t.Errorf("title written with an unknown persona_id: %q", after.Title)
+	if after := getSettings(t, s, nil); after.Language != "ja" {
+		t.Errorf("language written with an unknown persona_id: %q", after.Language)
 	}
 	// A valid publication beside a refused site setting is not written.
 	err = s.Client.Call(ctx, "site.update_settings", map[string]any{"language": "123", "publication": map[string]any{"site_name": "Changed"}}, nil)
@@ -219,5 +220,82 @@ func TestPublicationOwnerOnly(t *testing.T) {
 		-32000, "unauthorized", 401)
 	if r := getSettings(t, s, nil); r.Publication.SiteName != "" {
 		t.Errorf("an anonymous update wrote %q", r.Publication.SiteName)
+	}
+}
+
+// TestSiteSettingsOneNameEach: the site's name and introduction are one
+// setting each, named alike in site.get_settings and the public config
+// document; the names they had before (title, description at the top
+// level) are still taken on input, into those settings.
+func TestSiteSettingsOneNameEach(t *testing.T) {
+	t.Parallel()
+	s := testsite.New(t)
+	me := primary(t, s)
+	var top map[string]json.RawMessage
+	if err := s.Client.Call(ctx, "site.get_settings", nil, &top); err != nil {
+		t.Fatal(err)
+	}
+	keys := func(m map[string]json.RawMessage) []string {
+		var out []string
+		for k := range m {
+			out = append(out, k)
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got, want := keys(top), []string{"allow_quotes", "authorized_fetch", "domain", "language", "publication", "robots_noai", "robots_noindex"}; !slices.Equal(got, want) {
+		t.Errorf("site.get_settings has %v; want %v (the name and introduction are publication's)", got, want)
+	}
+
+	// The old top-level names land in the publication block.
+	var r settingsResult
+	if err := s.Client.Call(ctx, "site.update_settings", map[string]any{"title": " Old name ", "description": "Old text"}, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Publication.SiteName != "Old name" || r.Publication.Introduction != "Old text" {
+		t.Errorf("title and description = site name %q, introduction %q; want them in publication", r.Publication.SiteName, r.Publication.Introduction)
+	}
+	// The new name wins over the old; an old name too long for the new
+	// setting is refused under the new name.
+	err := s.Client.Call(ctx, "site.update_settings", map[string]any{"title": "Old", "publication": map[string]any{"site_name": "New"}}, &r)
+	if err != nil || r.Publication.SiteName != "New" {
+		t.Errorf("title beside publication.site_name = %q, %v; want New", r.Publication.SiteName, err)
+	}
+	e := rpcErr(t, "a 51-character title", s.Client.Call(ctx, "site.update_settings", map[string]any{"title": strings.Repeat("名", 51)}, nil), -32602, "invalid", 400)
+	if e.Data.Field != "publication.site_name" {
+		t.Errorf("a 51-character title is refused on %q; want publication.site_name", e.Data.Field)
+	}
+
+	// The public config document has the publication's fields under the
+	// same names (and whose they are; the owner's block adds the themes).
+	var own map[string]json.RawMessage
+	if err := json.Unmarshal(top["publication"], &own); err != nil {
+		t.Fatal(err)
+	}
+	status, _, body, err := s.NewClient().Get(ctx, "/api/pub/personas/"+me.Username+"/config")
+	var pub map[string]json.RawMessage
+	if err != nil || status != 200 || json.Unmarshal(body, &pub) != nil {
+		t.Fatalf("GET config = %d %s, %v", status, body, err)
+	}
+	delete(own, "persona_id")
+	delete(own, "themes")
+	delete(pub, "username")
+	if got, want := keys(pub), keys(own); !slices.Equal(got, want) {
+		t.Errorf("public config fields %v; want the publication's %v", got, want)
+	}
+	if string(pub["site_name"]) != `"New"` || string(pub["introduction"]) != `"Old text"` || string(pub["show_side_recent"]) != "5" {
+		t.Errorf("public config = %s", body)
+	}
+
+	// site.info names the site for the owner's app, to anyone.
+	var info struct{ Name string }
+	if err := s.NewClient().Call(ctx, "site.info", nil, &info); err != nil || info.Name != "New" {
+		t.Errorf("site.info name = %q, %v; want the site name", info.Name, err)
+	}
+	if err := s.Client.Call(ctx, "site.update_settings", map[string]any{"publication": map[string]any{"site_name": ""}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.NewClient().Call(ctx, "site.info", nil, &info); err != nil || info.Name != me.DisplayName || info.Name == "" {
+		t.Errorf("site.info name without a site name = %q, %v; want the display name %q", info.Name, err, me.DisplayName)
 	}
 }

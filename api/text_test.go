@@ -34,10 +34,10 @@ func TestTextIsChecked(t *testing.T) {
 		{"control character in a field value", upd(`"fields":[{"name":"a","value":"\u0008"}]`), "fields", "U+0008"},
 		{"control character in a bio", upd(`"summary":"\u0000"`), "summary", "U+0000"},
 		{"line break in a display name", upd(`"display_name":"two\nlines"`), "display_name", "one line"},
-		{"control character in the site title", call("site.update_settings", `{"title":"\u0007"}`), "title", "U+0007"},
+		{"control character in the site name", call("site.update_settings", `{"publication":{"site_name":"\u0007"}}`), "publication.site_name", "U+0007"},
 		{"control character in a token name", call("tokens.create", `{"name":"ci\u001b[8m"}`), "name", "U+001B"},
 		{"bidi override in a token name", call("tokens.create", `{"name":"\u202eyolped"}`), "name", "U+202E"},
-		{"control character in the site description", call("site.update_settings", `{"description":"\u009b"}`), "description", "U+009B"},
+		{"control character in the site introduction", call("site.update_settings", `{"publication":{"introduction":"\u009b"}}`), "publication.introduction", "U+009B"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := count(t, s.Client)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/markup"
 	"github.com/murlog/murlog/store"
 )
 
@@ -49,14 +50,17 @@ func (s *Server) personaView(p *murlog.Persona) *personaView {
 // postView is a post as the API returns it. Source and state are the
 // owner's business and are omitted for anonymous readers.
 type postView struct {
-	ID          string     `json:"id"`
-	PersonaID   string     `json:"persona_id"`
-	Kind        string     `json:"kind"`
-	Title       string     `json:"title,omitempty"`
-	FederateAs  string     `json:"federate_as,omitempty"` // articles: "article" or "note"
-	Slug        string     `json:"slug,omitempty"`        // articles: the address under the persona, "" for none
-	Page        bool       `json:"page,omitempty"`        // articles: a page of the site, out of lists and federation
-	Content     string     `json:"content"`
+	ID         string `json:"id"`
+	PersonaID  string `json:"persona_id"`
+	Kind       string `json:"kind"`
+	Title      string `json:"title,omitempty"`
+	FederateAs string `json:"federate_as,omitempty"` // articles: "article" or "note"
+	Slug       string `json:"slug,omitempty"`        // articles: the address under the persona, "" for none
+	Page       bool   `json:"page,omitempty"`        // articles: a page of the site, out of lists and federation
+	Content    string `json:"content"`
+	// Excerpt is an article's text without markup, cut at listExcerpt
+	// characters: what lists show in its place (the owner's timeline).
+	Excerpt     string     `json:"excerpt,omitempty"`
 	Source      *string    `json:"source,omitempty"`
 	Summary     string     `json:"summary"`
 	Sensitive   bool       `json:"sensitive"`
@@ -72,6 +76,11 @@ type postView struct {
 	CreatedAt   time.Time  `json:"created_at"`
 	UpdatedAt   time.Time  `json:"updated_at"`
 }
+
+// listExcerpt is how many characters of an article's text postView's
+// Excerpt keeps: the blog's page description (murlog.ExcerptLen holds two
+// more, so the cut can see the boundary after them).
+const listExcerpt = murlog.ExcerptLen - 2
 
 func (s *Server) postView(ctx context.Context, p *murlog.Post, asOwner bool) (*postView, error) {
 	return s.postViewWith(ctx, p, asOwner, s.deps.Personas)
@@ -95,6 +104,13 @@ func (s *Server) postViewWith(ctx context.Context, p *murlog.Post, asOwner bool,
 		v.Mentions = append(v.Mentions, m.URI)
 	}
 	if p.Kind == murlog.KindArticle {
+		// Posts keep the start of their text from when they were written;
+		// older rows derive it here, as the blog does.
+		text := p.Excerpt
+		if text == "" {
+			text = markup.PlainTextPrefix(p.Content, murlog.ExcerptLen)
+		}
+		v.Excerpt = markup.ExcerptText(text, listExcerpt)
 		v.Slug, v.Page = p.Slug, p.Page
 		v.FederateAs = "article"
 		if p.AsNote {

@@ -135,8 +135,9 @@ func (a *App) run(ctx context.Context, in *installed) (*running, error) {
 	// The federation documents and the blog's URLs name the domain.
 	a.wireFederation(rt)
 	a.wireBlog(rt)
-	// A persona's public-site settings show only on its pages: the
-	// federation documents do not change with them.
+	// A persona's public-site settings show on its pages; the primary
+	// persona's name and introduction are also NodeInfo's, so the API's
+	// Changed drops the federation documents when they are edited.
 	rt.siteConfig = newSiteConfig(db, a.log, a.themeSet(cfg), rt.blogLoader.Invalidate)
 	cookies := httpd.Cookies{Secure: cfg.Scheme == "https"}
 	rpc := api.New(api.Deps{Site: rt.site, Cookies: cookies, Auth: in.auth, Personas: persona.New(db).WithImages(mediadir.New(cfg.MediaPath)),

@@ -2,9 +2,9 @@ package blog
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/siteconfig"
 	"github.com/murlog/murlog/store"
 )
 
@@ -27,23 +27,13 @@ type PostList struct {
 	Next  string     `json:"next,omitempty"`
 }
 
-// ConfigDoc answers GET /api/pub/personas/{username}/config: the public
-// part of the persona's site settings (the defaults when none are saved),
-// the sidebar counts clamped as pages read them.
+// ConfigDoc answers GET /api/pub/personas/{username}/config: the persona's
+// public-site settings under the names site.get_settings gives them
+// (siteconfig.View; the defaults when none are saved), with the theme in
+// use and the sidebar counts clamped as pages read them.
 type ConfigDoc struct {
-	Username          string          `json:"username"`
-	SiteName          string          `json:"site_name"`
-	Subtitle          string          `json:"subtitle"`
-	Author            string          `json:"author"`
-	Introduction      string          `json:"introduction"`
-	DesignTheme       string          `json:"design_theme"`
-	ShowServiceHeader bool            `json:"show_service_header"`
-	ShowSiteName      bool            `json:"show_site_name"`
-	ShowPagination    bool            `json:"show_pagination"`
-	ShowSideProfile   bool            `json:"show_side_profile"`
-	SideRecent        int             `json:"side_recent"`
-	SidePopular       int             `json:"side_popular"`
-	Extensions        json.RawMessage `json:"extensions"`
+	Username string `json:"username"`
+	siteconfig.View
 }
 
 // Limits of the posts API.
@@ -210,19 +200,12 @@ func (l *Loader) APIConfig(ctx context.Context, username string) (*ConfigDoc, er
 		if err != nil {
 			return err
 		}
-		c, pe := s.cfg, s.persona
-		// The parsed view: a stored value that no longer validates
-		// reads as {} (siteconfig.Load has logged why).
-		ext := json.RawMessage("{}")
-		if len(s.ext.Raw) > 0 {
-			if b, err := json.Marshal(s.ext.Raw); err == nil {
-				ext = b
-			}
-		}
-		doc = &ConfigDoc{Username: pe.Username, SiteName: c.SiteName, Subtitle: c.Subtitle, Author: c.Author,
-			Introduction: c.Introduction, DesignTheme: s.info.Name, ShowServiceHeader: c.ShowServiceHeader,
-			ShowSiteName: c.ShowSiteName, ShowPagination: c.ShowPagination, ShowSideProfile: c.ShowSideProfile,
-			SideRecent: murlog.ClampSide(c.SideRecent), SidePopular: murlog.ClampSide(c.SidePopular), Extensions: ext}
+		// s.cfg.Extensions is what siteconfig.Load validated: a stored
+		// value that no longer validates reads as {} (Load has logged why).
+		v := siteconfig.NewView(s.cfg)
+		v.DesignTheme = s.info.Name
+		v.ShowSideRecent, v.ShowSidePopular = murlog.ClampSide(v.ShowSideRecent), murlog.ClampSide(v.ShowSidePopular)
+		doc = &ConfigDoc{Username: s.persona.Username, View: v}
 		return nil
 	})
 	return doc, err

@@ -119,13 +119,13 @@ func TestPostsAPI(t *testing.T) {
 	}
 	var cfg map[string]any
 	r = e.get("/api/pub/personas/alice/config")
-	if err := json.Unmarshal([]byte(r.body), &cfg); err != nil || cfg["show_pagination"] != true || cfg["side_recent"] != 5.0 {
+	if err := json.Unmarshal([]byte(r.body), &cfg); err != nil || cfg["show_pagination"] != true || cfg["show_side_recent"] != 5.0 {
 		t.Errorf("config with nothing saved = %s; want the defaults", r.body)
 	}
 	e.config(func(c *murlog.PubConfig) { c.SideRecent, c.SiteName = 1000, "Mine" })
 	r = e.get("/api/pub/personas/alice/config")
-	if err := json.Unmarshal([]byte(r.body), &cfg); err != nil || cfg["side_recent"] != 20.0 || cfg["site_name"] != "Mine" {
-		t.Errorf("config with side_recent 1000 = %s; want it clamped to 20", r.body)
+	if err := json.Unmarshal([]byte(r.body), &cfg); err != nil || cfg["show_side_recent"] != 20.0 || cfg["site_name"] != "Mine" {
+		t.Errorf("config with show_side_recent 1000 = %s; want it clamped to 20", r.body)
 	}
 }
 

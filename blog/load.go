@@ -335,15 +335,7 @@ func (l *Loader) finish(p *Page) {
 
 // siteName is the name the header shows: the configured site name, or the
 // display name, or the username.
-func siteName(s *scope) string {
-	switch {
-	case s.cfg.SiteName != "":
-		return s.cfg.SiteName
-	case s.persona.DisplayName != "":
-		return s.persona.DisplayName
-	}
-	return s.persona.Username
-}
+func siteName(s *scope) string { return siteconfig.Name(s.cfg, s.persona) }
 
 // authorName is the author shown on a persona's posts.
 func authorName(cfg *murlog.PubConfig, p *murlog.Persona) string {

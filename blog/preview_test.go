@@ -27,7 +27,7 @@ func TestPreviewPageOverridesTheTheme(t *testing.T) {
 	}
 
 	e.note("older note")
-	newest := e.post(post.CreateInput{Kind: murlog.KindArticle, Title: "Newest", Content: "written in ABC"})
+	newest := e.post(post.CreateInput{Kind: murlog.KindArticle, Title: "Newest", Content: "第12回に書いた"})
 	e.clock.Advance(time.Second)
 	// Newer, but not listed on the public site: never the preview.
 	e.post(post.CreateInput{Content: "unlisted", Visibility: murlog.VisibilityUnlisted})
@@ -43,7 +43,7 @@ func TestPreviewPageOverridesTheTheme(t *testing.T) {
 	if p.Kind != "post" || p.Post == nil || p.Post.ID != newest.ID {
 		t.Fatalf("preview = %s %+v; want the page of the newest listed post %s", p.Kind, p.Post, newest.ID)
 	}
-	if p.Theme.Name != vertical || !strings.Contains(p.Post.ContentHTML, "ＡＢＣ") {
+	if p.Theme.Name != vertical || !strings.Contains(p.Post.ContentHTML, `<span class="tcy">12</span>`) {
 		t.Errorf("preview theme %q, content %q; want %s and its display form", p.Theme.Name, p.Post.ContentHTML, vertical)
 	}
 	body := string(blog.RenderPage(e.loader.Themes, p))
@@ -60,7 +60,7 @@ func TestPreviewPageOverridesTheTheme(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if own.Theme.Name != "default" || own.Theme.Vertical || strings.Contains(own.Post.ContentHTML, "ＡＢＣ") {
+	if own.Theme.Name != "default" || own.Theme.Vertical || strings.Contains(own.Post.ContentHTML, "tcy") {
 		t.Errorf("the public page after a preview is in %q (vertical %v); want default", own.Theme.Name, own.Theme.Vertical)
 	}
 	if r := e.get("/"); strings.Contains(r.body, "/themes/"+vertical+"/") {

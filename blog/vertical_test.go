@@ -23,42 +23,45 @@ func verticalTheme(e *env) string {
 }
 
 // TestVerticalThemeConvertsForDisplayOnly: with a vertical theme, the
-// page and the API show Latin text full-width while the stored post, the
-// feed and the metadata keep what the author wrote.
+// page keeps Latin words as written (set sideways) and stands short digit
+// groups upright — a pair as tate-chu-yoko, one digit full-width — while
+// the API, the stored post, the feed and the metadata keep what the author
+// wrote.
 func TestVerticalThemeConvertsForDisplayOnly(t *testing.T) {
 	e := newEnv(t)
-	a := e.post(post.CreateInput{Kind: murlog.KindArticle, Title: "Go 1", Content: "縦書きで ABC を書く"})
+	a := e.post(post.CreateInput{Kind: murlog.KindArticle, Title: "第3回 Go", Content: "縦書きで ABC を12月に書く"})
 	e.clock.Advance(time.Second)
 	e.config(func(c *murlog.PubConfig) { c.DesignTheme = verticalTheme(e) })
 	p, err := e.loader.PostPage(ctx, "alice", seg(a))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !p.Theme.Vertical || !strings.Contains(p.Post.ContentHTML, "ＡＢＣ") || p.Post.Title != "Ｇｏ\u3000１" {
-		t.Errorf("vertical post view: vertical=%v title %q content %q; want full-width text", p.Theme.Vertical, p.Post.Title, p.Post.ContentHTML)
+	const tcy = `<span class="tcy">12</span>月`
+	if !p.Theme.Vertical || !strings.Contains(p.Post.ContentHTML, "縦書きで ABC を"+tcy) || p.Post.Title != "第３回 Go" {
+		t.Errorf("vertical post view: vertical=%v title %q content %q; want Latin as written, 12 upright", p.Theme.Vertical, p.Post.Title, p.Post.ContentHTML)
 	}
-	if r := e.get(e.postPath(a)); !strings.Contains(r.body, "ＡＢＣ") {
+	if r := e.get(e.postPath(a)); !strings.Contains(r.body, tcy) {
 		t.Errorf("the vertical post page does not show the converted text")
 	}
 	// The API is theme-neutral (cacheable for anyone), and the sidebar it
 	// hydrates is horizontal in every theme.
-	if r := e.get("/api/pub/posts/" + a.ID); strings.Contains(r.body, "ＡＢＣ") || !strings.Contains(r.body, "ABC") {
+	if r := e.get("/api/pub/posts/" + a.ID); strings.Contains(r.body, "tcy") || !strings.Contains(r.body, "を12月に") {
 		t.Errorf("the API post of a vertical site carries the display form: %.300s", r.body)
 	}
-	if r := e.get("/api/pub/personas/alice/posts"); strings.Contains(r.body, "Ｇｏ") {
+	if r := e.get("/api/pub/personas/alice/posts"); strings.Contains(r.body, "第３回") {
 		t.Errorf("the API list of a vertical site carries the display form: %.300s", r.body)
 	}
-	if p.Sidebar == nil || len(p.Sidebar.Recent) == 0 || p.Sidebar.Recent[0].Title != "Go 1" {
+	if p.Sidebar == nil || len(p.Sidebar.Recent) == 0 || p.Sidebar.Recent[0].Title != "第3回 Go" {
 		t.Errorf("sidebar recent = %+v; want the stored title (the sidebar is horizontal)", p.Sidebar)
 	}
-	if p.Meta.Title != "" && strings.Contains(p.Meta.Title, "Ｇｏ") {
+	if p.Meta.Title != "" && strings.Contains(p.Meta.Title, "第３回") {
 		t.Errorf("meta title %q is converted; want the stored text", p.Meta.Title)
 	}
 	stored, err := e.posts.Get(ctx, a.ID, murlog.AudienceOwner)
-	if err != nil || stored.Title != "Go 1" || !strings.Contains(stored.Content, "ABC") {
+	if err != nil || stored.Title != "第3回 Go" || !strings.Contains(stored.Content, "を12月に") {
 		t.Errorf("stored post changed: %q %q", stored.Title, stored.Content)
 	}
-	if r := e.get("/@alice/feed.atom"); strings.Contains(r.body, "ＡＢＣ") {
+	if r := e.get("/@alice/feed.atom"); strings.Contains(r.body, "tcy") || strings.Contains(r.body, "第３回") {
 		t.Errorf("the feed carries the display form")
 	}
 }
@@ -99,5 +102,23 @@ func TestEveryThemeRenders(t *testing.T) {
 				t.Errorf("theme %s: the %s page fell back (rendered by %s)", name, kind, p.Theme.Name)
 			}
 		}
+	}
+}
+
+// TestLongWordsMayBreak: a long address shown as a link's text, and a
+// long word, get break opportunities on the page (any theme), for display
+// only.
+func TestLongWordsMayBreak(t *testing.T) {
+	e := newEnv(t)
+	const u = "https://example.com/a/very/long/path/that/must/not/overflow"
+	n := e.note("read " + u + " and Donaudampfschifffahrtsgesellschaft today")
+	r := e.get(e.postPath(n))
+	if !strings.Contains(r.body, ">https://<wbr>example<wbr>.com/<wbr>a/<wbr>very/") || !strings.Contains(r.body, `href="`+u+`"`) ||
+		!strings.Contains(r.body, "Donaudam<wbr>pfschiff<wbr>") {
+		t.Errorf("the post page shows the address or the word without break opportunities:\n%.2000s", r.body)
+	}
+	stored, err := e.posts.Get(ctx, n.ID, murlog.AudienceOwner)
+	if err != nil || strings.Contains(stored.Content, "<wbr>") {
+		t.Errorf("stored post changed: %q, %v", stored.Content, err)
 	}
 }

@@ -178,6 +178,10 @@ func (l *Loader) postView(s *scope, p *murlog.Post, withContent bool) PostView {
 		v.Title, v.ListTitle = markup.VerticalText(v.Title), markup.VerticalText(v.ListTitle)
 		v.Description, v.Summary = markup.VerticalText(v.Description), markup.VerticalText(v.Summary)
 	}
+	// Long addresses and words may break (an address at its slashes)
+	// rather than leave a short line before them: wide gaps in justified
+	// text, a word cut anywhere by the column's edge.
+	v.ContentHTML = markup.BreakLongWords(v.ContentHTML)
 	return v
 }
 

@@ -27,6 +27,9 @@ var blogThemes = []struct {
 // PNG, so the page loads it without an error.
 const blogImage = "https://images.murlog.test/tiny.png"
 
+// A Latin word longer than a phone's line, in the test articles.
+const blogLongWord = "Donaudampfschifffahrtsgesellschaftskapitänswitwenrentenversicherung"
+
 // The measurement id set on the runs with analytics.
 const blogGA = "G-MURLOGTEST1"
 
@@ -38,7 +41,12 @@ const blogGA = "G-MURLOGTEST1"
 // no CSP violations, no layout shift from hydration, share buttons and
 // widget scripts only where enabled, vertical writing in the vertical
 // theme, no overflow at 360 px, JSON-LD and Open Graph that say what the
-// page is. Then the Nu HTML Checker (vnu.jar) validates every page's HTML.
+// page is. At both widths no text box may lie where no scrolling brings
+// it (the articles hold long Latin words, long addresses, code blocks and
+// tables), placeholders fit their inputs, a tag page shows each tag of a
+// post once, a vertical box that scrolls sideways starts at its right edge
+// with a cue, and justified text has no wide gaps (checks.mjs, reach).
+// Then the Nu HTML Checker (vnu.jar) validates every page's HTML.
 // Screenshots are kept in $MURLOG_ARTIFACTS/blog-browser (default
 // e2e/browser/artifacts/blog-browser).
 //
@@ -127,9 +135,16 @@ func newBlogContent(t *testing.T, p *fedtest.Instance) *blogContent {
 			"![A one-pixel image](" + blogImage + ")\n\n" +
 			"## A section\n\nA paragraph long enough to wrap at 360 pixels: the quick brown fox jumps over the lazy dog, " +
 			"and a long URL https://example.com/a/very/long/path/that/must/not/overflow/the/page/at/three/hundred/sixty/pixels wraps too.\n\n" +
-			"```\ncode block that is wider than a phone screen, and must scroll inside its own box rather than the page\n```\n"}, &c.article)
+			"Long words break rather than overflow: " + blogLongWord + " and pneumonoultramicroscopicsilicovolcanoconiosis.\n\n" +
+			"```\ncode block that is wider than a phone screen, and must scroll inside its own box rather than the page\n```\n\n" +
+			"| Column | A rather long column heading | Address |\n|---|---|---|\n" +
+			"| 1 | a table wider than a phone screen scrolls inside its box | https://example.com/a/table/cell/with/a/long/address |\n"}, &c.article)
 	p.Call(t, "posts.create", map[string]any{"kind": "article", "title": c.jaTitle, "language": "ja",
-		"content": "日本語の記事です。縦書きのテーマでは ASCII の文字 ABC 123 が全角で表示されます。\n\n" +
+		"content": "日本語の記事です。縦書きのテーマでは JavaScript や " + blogLongWord + " のような Latin の単語は横に寝かせて読み、" +
+			"12月3日や第1回のような短い数字は縦に立てます。2026年は横向きです。本当!?\n\n" +
+			"長い URL も列からはみ出しません: https://example.com/a/very/long/path/that/must/not/overflow/the/column\n\n" +
+			"```\nfunc main() { fmt.Println(\"a code block wider than the column, read horizontally\") }\n```\n\n" +
+			"| 項目 | 説明 |\n|---|---|\n| 縦書き | 表は横書きのまま、列の中でスクロールします(a table stays horizontal) |\n\n" +
 			"吾輩は猫である。名前はまだ無い。どこで生れたかとんと見当がつかぬ。何でも薄暗いじめじめした所でニャーニャー泣いていた事だけは記憶している。 #murlog"}, &c.ja)
 	var gone localPost
 	p.Call(t, "posts.create", map[string]any{"kind": "note", "content": "A note that is deleted."}, &gone)

@@ -9,6 +9,7 @@ import (
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/activitypub"
 	"github.com/murlog/murlog/settings"
+	"github.com/murlog/murlog/siteconfig"
 	"github.com/murlog/murlog/store"
 )
 
@@ -19,12 +20,15 @@ type snapshot struct {
 	built           time.Time
 	authorizedFetch bool
 	site            *settings.Site
-	personas        []*personaDoc
-	byName          map[string]*personaDoc // lower-case username
-	byResource      map[string]*personaDoc // the canonical WebFinger resources
-	hostMetaXML     []byte
-	hostMetaJRD     []byte
-	nodeinfoLinks   []byte
+	// name and about are the site's name and introduction: the primary
+	// persona's public-site settings, which its pages show too.
+	name, about   string
+	personas      []*personaDoc
+	byName        map[string]*personaDoc // lower-case username
+	byResource    map[string]*personaDoc // the canonical WebFinger resources
+	hostMetaXML   []byte
+	hostMetaJRD   []byte
+	nodeinfoLinks []byte
 }
 
 // personaDoc is one persona with its documents rendered.
@@ -80,8 +84,22 @@ func (h *Handler) build(ctx context.Context) (*snapshot, error) {
 			return err
 		}
 		s.authorizedFetch = v[SettingAuthorizedFetch] == "1"
-		ps, err = tx.Personas().List()
-		return err
+		if ps, err = tx.Personas().List(); err != nil {
+			return err
+		}
+		for _, p := range ps {
+			if !p.Primary {
+				continue
+			}
+			// Refused extensions (an error beside a config) do not
+			// matter to the name.
+			c, _, err := siteconfig.Load(tx, p.ID)
+			if c == nil {
+				return err
+			}
+			s.name, s.about = siteconfig.Name(c, p), siteconfig.About(c)
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("federation: read personas: %w", err)

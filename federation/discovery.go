@@ -248,7 +248,7 @@ func (st *stats) render(site murlog.Site, s *snapshot) error {
 		ni := nodeInfo{Version: v, Software: nodeSoftware{Name: "murlog", Version: murlog.Version},
 			Protocols: []string{"activitypub"}, Services: nodeServices{Inbound: []string{}, Outbound: []string{}},
 			Usage:    nodeUsage{Users: nodeUsers{Total: users, ActiveMonth: users, ActiveHalfyear: users}, LocalPosts: st.posts},
-			Metadata: map[string]any{"nodeName": s.title(site), "nodeDescription": s.site.Description}}
+			Metadata: map[string]any{"nodeName": s.title(site), "nodeDescription": s.about}}
 		if v == "2.1" {
 			ni.Software.Repository = "https://github.com/murlog/murlog"
 			ni.Software.Homepage = "https://github.com/murlog/murlog"
@@ -264,15 +264,17 @@ func (st *stats) render(site murlog.Site, s *snapshot) error {
 		langs = append(langs, s.site.Language)
 	}
 	var err error
-	st.instance, err = activitypub.Marshal(instanceV1{URI: site.Domain, Title: s.title(site), ShortDescription: s.site.Description,
-		Description: s.site.Description, Version: "4.0.0 (compatible; murlog " + murlog.Version + ")", URLs: map[string]any{},
+	st.instance, err = activitypub.Marshal(instanceV1{URI: site.Domain, Title: s.title(site), ShortDescription: s.about,
+		Description: s.about, Version: "4.0.0 (compatible; murlog " + murlog.Version + ")", URLs: map[string]any{},
 		Stats: instanceStats{UserCount: users, StatusCount: st.posts}, Languages: langs})
 	return err
 }
 
+// title is the site's name (siteconfig.Name of the primary persona), the
+// domain before there is one.
 func (s *snapshot) title(site murlog.Site) string {
-	if s.site.Title != "" {
-		return s.site.Title
+	if s.name != "" {
+		return s.name
 	}
 	return site.Domain
 }

@@ -134,18 +134,21 @@ func TestHostMetaAndNodeInfo(t *testing.T) {
 	}
 	wantStatus(t, get(t, base, "/nodeinfo/3.0", ""), 404, "nodeinfo 3.0")
 
-	// A site setting changed through the API shows at once.
-	if err := s.Client.Call(ctx, "site.update_settings", map[string]any{"title": "Alice's blog"}, nil); err != nil {
+	// The site's name and introduction are the primary persona's blog's,
+	// changed through the API and shown at once.
+	if err := s.Client.Call(ctx, "site.update_settings", map[string]any{"publication": map[string]any{
+		"site_name": "Alice's blog", "introduction": "Notes on tea."}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if r := get(t, base, "/nodeinfo/2.1", ""); !strings.Contains(string(r.body), `"nodeName":"Alice's blog"`) {
-		t.Errorf("nodeinfo after a title change = %s; want the new nodeName", r.body)
+	if r := get(t, base, "/nodeinfo/2.1", ""); !strings.Contains(string(r.body), `"nodeDescription":"Notes on tea.","nodeName":"Alice's blog"`) {
+		t.Errorf("nodeinfo after a site name change = %s; want the new nodeName and nodeDescription", r.body)
 	}
 
 	r = get(t, base, "/api/v1/instance", "")
 	wantStatus(t, r, 200, "instance")
 	in := r.json(t)
-	if str(in, "uri") != s.Domain() || str(in, "title") != "Alice's blog" || str(in, "version") != "4.0.0 (compatible; murlog "+murlog.Version+")" || in["registrations"] != false {
+	if str(in, "uri") != s.Domain() || str(in, "title") != "Alice's blog" || str(in, "description") != "Notes on tea." ||
+		str(in, "version") != "4.0.0 (compatible; murlog "+murlog.Version+")" || in["registrations"] != false {
 		t.Errorf("instance = %s", r.body)
 	}
 }

@@ -72,3 +72,22 @@ func BenchmarkArticleCold(b *testing.B) {
 		testRenderer().Article(benchArticle)
 	}
 }
+
+// BenchmarkBreakLongWords is the display pass every post page makes:
+// the rendered benchmark article (a link with a long address) and the
+// rendered note, whose runs are all short (the cheap test alone).
+func BenchmarkBreakLongWords(b *testing.B) {
+	r := testRenderer()
+	for _, c := range []struct{ name, html string }{
+		{"article", r.Article(benchArticle + "\n\nSee https://example.com/a/very/long/path/to/a/page for more.\n").HTML},
+		{"note", r.Note("A short note with #tags and https://go.dev/ in it.").HTML},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.html)))
+			b.ReportAllocs()
+			for b.Loop() {
+				BreakLongWords(c.html)
+			}
+		})
+	}
+}

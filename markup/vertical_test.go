@@ -1,6 +1,7 @@
 package markup
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -8,15 +9,26 @@ import (
 	xhtml "golang.org/x/net/html"
 )
 
+// TestVerticalText: Latin words and long numbers stay as written (the
+// theme sets them sideways); one or two digits between Japanese text, and
+// "!?" after it, become full-width (upright).
 func TestVerticalText(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"", ""},
 		{"日本語だけ。", "日本語だけ。"},
-		{"ABC xyz 123", "ＡＢＣ　ｘｙｚ　１２３"},
-		{"!~", "！～"},
-		{"2026年12月1日にGoで書いた", "２０２６年１２月１日にＧｏで書いた"},
-		{"tab\tand\nnewline", "ｔａｂ\tａｎｄ\nｎｅｗｌｉｎｅ"},
-		{"é ü", "é　ü"},
+		{"ABC xyz 123", "ABC xyz 123"},
+		{"Donaudampfschifffahrtsgesellschaft", "Donaudampfschifffahrtsgesellschaft"},
+		{"12月1日に", "１２月１日に"},
+		{"2026年12月1日にGoで書いた", "2026年１２月１日にGoで書いた"},
+		{"第3回", "第３回"},
+		{"今日は 12 月", "今日は １２ 月"},
+		{"Go 1.24 を試した", "Go 1.24 を試した"},
+		{"A4の紙", "A4の紙"},
+		{"4Kテレビ", "4Kテレビ"},
+		{"本当!?", "本当！？"},
+		{"すごい!!!", "すごい!!!"},
+		{"Hello! 元気?", "Hello! 元気？"},
+		{"https://example.com/2026/12/01", "https://example.com/2026/12/01"},
 		{"\x7f", "\x7f"},
 	} {
 		if got := VerticalText(tc.in); got != tc.want {
@@ -27,16 +39,18 @@ func TestVerticalText(t *testing.T) {
 
 func TestVertical(t *testing.T) {
 	for _, tc := range []struct{ name, in, want string }{
-		{"japanese mixed", `<p>今日はGo 1.24を試した。</p>`, `<p>今日はＧｏ　１．２４を試した。</p>`},
+		{"latin kept, digit pair upright", `<p>今日はGo 1.24を試した。12月3日。</p>`, `<p>今日はGo 1.24を試した。<span class="tcy">12</span>月３日。</p>`},
 		{"href unchanged", `<p>見て <a href="https://example.com/a?b=1&amp;c=2" rel="nofollow">example.com</a></p>`,
-			`<p>見て　<a href="https://example.com/a?b=1&amp;c=2" rel="nofollow">ｅｘａｍｐｌｅ．ｃｏｍ</a></p>`},
-		{"entities decoded then converted", `<p>A &amp; B &lt;3 &quot;q&quot;</p>`, `<p>Ａ　＆　Ｂ　＜３　＂ｑ＂</p>`},
-		{"code kept", `<p>run <code>go test ./...</code> now</p>`, `<p>ｒｕｎ　<code>go test ./...</code>　ｎｏｗ</p>`},
-		{"pre code kept", "<pre><code>x := 1 &amp;&amp; y\n</code></pre><p>ok</p>", "<pre><code>x := 1 &amp;&amp; y\n</code></pre><p>ｏｋ</p>"},
-		{"kbd samp", `<p><kbd>Ctrl</kbd>+<samp>OK</samp></p>`, `<p><kbd>Ctrl</kbd>＋<samp>OK</samp></p>`},
-		{"whitespace between blocks", "<p>a</p>\n<p>b</p>", "<p>ａ</p>\n<p>ｂ</p>"},
-		{"img alt untouched", `<p><img src="/m/a.png" alt="A cat"></p>`, `<p><img src="/m/a.png" alt="A cat"></p>`},
-		{"no ascii text", `<p>縦書き、です。</p>`, `<p>縦書き、です。</p>`},
+			`<p>見て <a href="https://example.com/a?b=1&amp;c=2" rel="nofollow">example.com</a></p>`},
+		{"entities decoded and escaped again", `<p>A &amp; B &lt;3 「&quot;12&quot;」は12月</p>`, `<p>A &amp; B &lt;3 「&#34;12&#34;」は<span class="tcy">12</span>月</p>`},
+		{"code kept", `<p>第<code>12</code>回 run <code>go test ./...</code> now</p>`, `<p>第<code>12</code>回 run <code>go test ./...</code> now</p>`},
+		{"pre code kept", "<pre><code>x := 12 &amp;&amp; y\n</code></pre><p>第1回</p>", "<pre><code>x := 12 &amp;&amp; y\n</code></pre><p>第１回</p>"},
+		{"neighbours across inline tags", `<p>第<b>12</b>回、https://e.example/2026/<wbr>12/<wbr>01</p>`, `<p>第<b><span class="tcy">12</span></b>回、https://e.example/2026/<wbr>12/<wbr>01</p>`},
+		{"not across blocks", `<p>A</p><p>12月</p>`, `<p>A</p><p><span class="tcy">12</span>月</p>`},
+		{"exclamation pair", `<p>本当!?</p>`, `<p>本当<span class="tcy">!?</span></p>`},
+		{"whitespace between blocks", "<p>a</p>\n<p>b</p>", "<p>a</p>\n<p>b</p>"},
+		{"img alt untouched", `<p><img src="/m/12.png" alt="12月"></p>`, `<p><img src="/m/12.png" alt="12月"></p>`},
+		{"no group", `<p>縦書き、です。</p>`, `<p>縦書き、です。</p>`},
 	} {
 		if got := Vertical(tc.in); got != tc.want {
 			t.Errorf("%s: Vertical(%q)\n got %q\nwant %q", tc.name, tc.in, got, tc.want)
@@ -77,22 +91,24 @@ func FuzzVertical(f *testing.F) {
 			t.Fatalf("Vertical(%q) = %q: not UTF-8", in, out)
 		}
 		// Well-formed: the same tags and attributes, and no new markup
-		// appears from converted text.
-		a, b := tags(in), tags(out)
+		// but the tate-chu-yoko spans.
+		a, b := tags(in), slices.DeleteFunc(tags(out), func(s string) bool { return s == `<span class="tcy">` || s == "</span>" })
+		a = slices.DeleteFunc(a, func(s string) bool { return s == "</span>" })
 		if strings.Join(a, "\x00") != strings.Join(b, "\x00") {
 			t.Fatalf("Vertical(%q) = %q: tags changed\n in %q\nout %q", in, out, a, b)
 		}
-		// Idempotent on its own output: converted text has no ASCII left.
+		// Idempotent on its own output: the groups it converted are no
+		// longer ASCII, or sit in a tcy span, which it leaves alone.
 		if again := Vertical(out); again != out {
 			t.Fatalf("Vertical(Vertical(%q)) = %q; want %q", in, again, out)
 		}
-		// Text without printable ASCII is unchanged.
-		if !strings.ContainsFunc(in, func(r rune) bool { return r >= 0x20 && r <= 0x7e }) {
+		// Text without digits, "!" or "?" is unchanged.
+		if !strings.ContainsFunc(in, isUprightRune) {
 			if got := VerticalText(in); got != in {
 				t.Fatalf("VerticalText(%q) = %q; want it unchanged", in, got)
 			}
 			if out != in {
-				t.Fatalf("Vertical(%q) = %q; want it unchanged (no ASCII)", in, out)
+				t.Fatalf("Vertical(%q) = %q; want it unchanged (nothing to set upright)", in, out)
 			}
 		}
 	})

@@ -1,13 +1,14 @@
 // Package settings holds the site options the owner edits from the API:
-// title, description, default language and robots preferences. They live in
-// the settings table beside the ledger, never in murlog.ini.
+// default language, robots and federation preferences. They live in the
+// settings table beside the ledger, never in murlog.ini. The site's name
+// and introduction are the primary persona's public-site settings
+// (siteconfig), not a second copy here.
 package settings
 
 import (
 	"context"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/store"
@@ -15,9 +16,9 @@ import (
 
 // Site is the owner-editable site configuration.
 type Site struct {
-	Domain        string `json:"domain"` // read-only: set at setup, it names every federated object
-	Title         string `json:"title"`
-	Description   string `json:"description"`
+	Domain string `json:"domain"` // read-only: set at setup, it names every federated object
+	// Language is the pages' language, a BCP 47 tag; setup stores the
+	// language the wizard was shown in, "" reads as English.
 	Language      string `json:"language"`
 	RobotsNoindex bool   `json:"robots_noindex"` // ask search engines not to index
 	RobotsNoAI    bool   `json:"robots_noai"`    // ask AI crawlers not to train on the content
@@ -30,8 +31,6 @@ type Site struct {
 }
 
 const (
-	keyTitle         = "site_title"
-	keyDescription   = "site_description"
 	keyLanguage      = "site_language"
 	keyRobotsNoindex = "robots_noindex"
 	keyRobotsNoAI    = "robots_noai"
@@ -46,12 +45,6 @@ const (
 	KeyRobotsNoAI    = keyRobotsNoAI
 )
 
-// Limits, in characters.
-const (
-	MaxTitle       = 200
-	MaxDescription = 2000
-)
-
 // Service reads and writes site settings.
 type Service struct{ store store.Store }
 
@@ -63,13 +56,12 @@ func New(st store.Store) *Service { return &Service{store: st} }
 func (s *Service) Get(ctx context.Context) (*Site, error) {
 	var out *Site
 	err := s.store.View(ctx, func(tx store.Tx) error {
-		m, err := tx.Settings().GetMany(murlog.SettingDomain, keyTitle, keyDescription, keyLanguage, keyRobotsNoindex, keyRobotsNoAI,
+		m, err := tx.Settings().GetMany(murlog.SettingDomain, keyLanguage, keyRobotsNoindex, keyRobotsNoAI,
 			murlog.SettingAuthorizedFetch, keyAllowQuotes)
 		if err != nil {
 			return err
 		}
-		out = &Site{Domain: m[murlog.SettingDomain], Title: m[keyTitle], Description: m[keyDescription],
-			Language: m[keyLanguage], RobotsNoindex: m[keyRobotsNoindex] == "1", RobotsNoAI: m[keyRobotsNoAI] != "0",
+		out = &Site{Domain: m[murlog.SettingDomain], Language: m[keyLanguage], RobotsNoindex: m[keyRobotsNoindex] == "1", RobotsNoAI: m[keyRobotsNoAI] != "0",
 			AuthorizedFetch: m[murlog.SettingAuthorizedFetch] == "1", AllowQuotes: m[keyAllowQuotes] != "0"}
 		return nil
 	})
@@ -78,8 +70,6 @@ func (s *Service) Get(ctx context.Context) (*Site, error) {
 
 // Update is a partial edit; nil fields stay as they are.
 type Update struct {
-	Title           *string
-	Description     *string
 	Language        *string
 	RobotsNoindex   *bool
 	RobotsNoAI      *bool
@@ -90,29 +80,6 @@ type Update struct {
 // Update validates u, stores it and returns the new settings.
 func (s *Service) Update(ctx context.Context, u Update) (*Site, error) {
 	set := map[string]string{}
-	if u.Title != nil {
-		v, err := murlog.CheckText("title", strings.TrimSpace(*u.Title))
-		if err != nil {
-			return nil, err
-		}
-		if err := murlog.CheckName("title", v); err != nil {
-			return nil, err // the site's name: one line, nothing invisible
-		}
-		if utf8.RuneCountInString(v) > MaxTitle {
-			return nil, murlog.Invalid("title", "must be at most %d characters", MaxTitle)
-		}
-		set[keyTitle] = v
-	}
-	if u.Description != nil {
-		v, err := murlog.CheckText("description", strings.TrimSpace(*u.Description))
-		if err != nil {
-			return nil, err
-		}
-		if utf8.RuneCountInString(v) > MaxDescription {
-			return nil, murlog.Invalid("description", "must be at most %d characters", MaxDescription)
-		}
-		set[keyDescription] = v
-	}
 	if u.Language != nil {
 		v, err := murlog.CheckText("language", strings.TrimSpace(*u.Language))
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/auth"
 	"github.com/murlog/murlog/persona"
+	"github.com/murlog/murlog/settings"
 	"github.com/murlog/murlog/siteconfig"
 	"github.com/murlog/murlog/store"
 )
@@ -27,6 +28,10 @@ type Input struct {
 	// SiteName is the primary persona's site name (its public-site
 	// settings); optional, "" shows the display name.
 	SiteName string
+	// Language becomes the site's language setting (the pages' language):
+	// the wizard passes the language it was shown in, so a site set up in
+	// Japanese starts with Japanese pages. "" stores none (English).
+	Language string
 }
 
 // Service runs step 2.
@@ -77,6 +82,9 @@ func Validate(in *Input) []error {
 		errs = append(errs, err)
 	} else {
 		in.SiteName = v
+	}
+	if in.Language = strings.TrimSpace(in.Language); in.Language != "" && !murlog.ValidLanguage(in.Language) {
+		errs = append(errs, murlog.Invalid("language", "must be a language tag such as ja or en-US"))
 	}
 	if err := auth.ValidatePassword("password", in.Password); err != nil {
 		errs = append(errs, err)
@@ -174,11 +182,15 @@ func (s *Service) Run(ctx context.Context, in Input) (*murlog.Persona, error) {
 				return err
 			}
 		}
-		for k, v := range map[string]string{
+		set := map[string]string{
 			murlog.SettingDomain:        in.Domain,
 			murlog.SettingPasswordHash:  hash,
 			murlog.SettingSetupComplete: "1",
-		} {
+		}
+		if in.Language != "" {
+			set[settings.KeyLanguage] = in.Language
+		}
+		for k, v := range set {
 			if err := tx.Settings().Set(k, v); err != nil {
 				return err
 			}

@@ -298,3 +298,28 @@ func (ck *checked) apply(c *murlog.PubConfig) {
 		c.SidePopular = *u.SidePopular
 	}
 }
+
+// Name returns the site name a persona's pages show ("" for the primary
+// persona's: the name of the whole site), as Name derives it.
+func (s *Service) Name(ctx context.Context, personaID string) (string, error) {
+	var name string
+	err := s.store.View(ctx, func(tx store.Tx) error {
+		id, err := resolvePersona(tx, personaID)
+		if err != nil {
+			return err
+		}
+		p, err := tx.Personas().Get(id)
+		if err != nil {
+			return err
+		}
+		// Refused extensions (Load's error with a config) do not matter
+		// to the name; a failed read does.
+		c, _, err := Load(tx, id)
+		if c == nil {
+			return err
+		}
+		name = Name(c, p)
+		return nil
+	})
+	return name, err
+}

@@ -9,7 +9,10 @@
 // widget and analytics scripts requested only when enabled and inserted by
 // script, vertical writing in the vertical theme, no horizontal overflow
 // of horizontal themes at 360 px, JSON-LD and Open Graph that say what
-// the page is. It writes <outdir>/<theme>-<page>-<width>.png (full page),
+// the page is — and (issue 15) no text where no scrolling brings it, no
+// clipped placeholder, each tag of a post once on a tag page, a sideways
+// scroll that starts at the right edge with a cue, no wide gaps in
+// justified text. It writes <outdir>/<theme>-<page>-<width>.png (full page),
 // <outdir>/<theme>-<page>.html (the server's bytes, for the Nu checker)
 // and <outdir>/<theme>[-<run>]-report.json, prints the failures and exits 1 when
 // there are any (2 on a harness error).
@@ -28,7 +31,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { watch, inspect } from './inpage.mjs';
+import { watch, inspect, layoutFacts } from './inpage.mjs';
 import { checkPage, expectedScripts } from './checks.mjs';
 
 const CHROMIUM = process.env.MURLOG_CHROMIUM || '/usr/bin/chromium';
@@ -144,6 +147,7 @@ async function load(ctx, origin, spec, pg, width, outdir) {
     }
     await page.waitForTimeout(SETTLE_MS);
     Object.assign(r, await page.evaluate(inspect));
+    Object.assign(r, await page.evaluate(layoutFacts));
     const shot = path.join(outdir, `${spec.theme}-${pg.name}-${width}.png`);
     await page.screenshot({ path: shot, fullPage: true });
     r.screenshot = shot;

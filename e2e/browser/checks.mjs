@@ -17,6 +17,15 @@ const SHARE_FAMILIES = ['x', 'facebook', 'line', 'hatena'];
 // The largest layout shift hydration may cause: it replaces a list only
 // when its HTML differs, so there should be none at all.
 export const MAX_HYDRATION_CLS = 0.01;
+// The widest space justified text may leave between two words of a line
+// (in em of its font). Justified lines of ordinary words stay well under
+// 1 em; a line holding the last piece of a very long word and one more
+// word stretches its single space by up to a piece's width (about 2 em:
+// markup.BreakLongWords breaks such words every 8 characters). A line
+// stretched around an address or a word that could not break at all
+// leaves 3 em and more (3.4–14.6 em before the fix).
+export const MAX_JUSTIFY_GAP_EM = 2.5;
+
 // The largest cumulative layout shift of the whole load (Web Vitals'
 // "good"); above MAX_HYDRATION_CLS it is a warning.
 export const MAX_CLS = 0.1;
@@ -66,7 +75,7 @@ export function checkPage(spec, pg, width, r) {
   if (!r.title || !r.title.trim()) f.push('empty <title>');
   if (!r.lang) f.push('<html> has no lang');
   else if (pg.lang && r.lang !== pg.lang) f.push(`<html lang="${r.lang}">, want "${pg.lang}"`);
-  f.push(...headers(r), ...errors(pg, r), ...hydration(pg, r), ...layout(spec, pg, width, r));
+  f.push(...headers(r), ...errors(pg, r), ...hydration(pg, r), ...layout(spec, pg, width, r), ...reach(pg, width, r));
   f.push(...shareButtons(spec, pg, r), ...externals(spec, pg, r), ...analytics(spec, pg, r), ...metadata(pg, r));
   return [...new Set(f)];
 }
@@ -166,6 +175,41 @@ function layout(spec, pg, width, r) {
     if (width <= 360 && r.scrollWidth > r.innerWidth + 1) f.push(`horizontal overflow at ${width} px: scrollWidth ${r.scrollWidth} > innerWidth ${r.innerWidth}`);
   }
   if (pg.kind === 'post' && !r.hasArticle) f.push('post page without an <article>');
+  return f;
+}
+
+// reach checks that a reader can see all the text (inpage.mjs
+// layoutFacts): no text box where no scrolling brings it, no clipped
+// placeholder, a tag page naming each tag of a post once, a vertical box
+// that scrolls sideways starting at its right edge with a cue that there
+// is more, Latin in vertical text lying sideways and unbroken, and no
+// wide gaps in justified text.
+function reach(pg, width, r) {
+  const f = [];
+  if (!r.textBoxes) f.push('no text box measured: the reach check saw no text');
+  for (const o of r.outside || []) {
+    f.push(`text outside the page's scrollable area at ${width} px: "${o.text}" at ${o.x},${o.y} (${o.w}×${o.h}) in ${o.in}, ${o.why}`);
+  }
+  for (const p of r.placeholders || []) {
+    if (p.need > p.room) f.push(`the placeholder "${p.placeholder}" of ${p.input} is clipped at ${width} px: it needs ${p.need} px, the input has ${p.room}`);
+  }
+  if (pg.kind === 'tag') {
+    (r.tagsShown || []).forEach((tags, i) => {
+      const seen = {};
+      for (const t of tags) seen[t] = (seen[t] || 0) + 1;
+      for (const [t, n] of Object.entries(seen)) if (n > 1) f.push(`a tag page shows #${t} ${n} times in its post #${i + 1}`);
+    });
+  }
+  for (const v of r.verticalScrollers || []) {
+    if (Math.abs(v.scrollLeft) > 1) f.push(`${v.el} scrolls sideways but does not start at its right edge (scrollLeft ${v.scrollLeft})`);
+    if (!v.cue) f.push(`${v.el} scrolls sideways (${v.overflow} px more) with no cue that there is more`);
+  }
+  const latin = r.latin || { fullWidth: [], split: [] };
+  if (latin.fullWidth.length) f.push(`vertical text sets Latin upright full-width (${latin.fullWidth.join(', ')}): Latin words should lie sideways`);
+  if (latin.split.length) f.push(`vertical text splits short Latin words across lines: ${latin.split.join(', ')}`);
+  for (const g of r.justifyGaps || []) {
+    if (g.em > MAX_JUSTIFY_GAP_EM) f.push(`justified text leaves a ${g.gap} px (${g.em.toFixed(1)} em) gap between "${g.after}" and "${g.before}" in ${g.block} at ${width} px`);
+  }
   return f;
 }
 

@@ -39,6 +39,15 @@ export async function wizard(s) {
 export async function passwordLogin(s) {
   await logout(s);
   await s.h.screen('login');
+  // The login page names the site (the wizard's site name), not its
+  // address or "murlog", in its header, title and description.
+  const site = 'A in a browser';
+  const brand = ((await s.page.getByRole('banner').getByRole('link').first().textContent()) || '').trim();
+  assert(brand === site, `the header says "${brand}"; want the site name "${site}"`);
+  const title = await s.page.title();
+  assert(title === `Log in — ${site}`, `the login page's title is "${title}"; want "Log in — ${site}"`);
+  const description = (await s.page.locator('meta[name="description"]').getAttribute('content')) || '';
+  assert(description.includes(site), `the login page's description is "${description}"; want one naming the site`);
   await login(s, { password: 'not the password' });
   const msg = await fieldError(s, 'Password');
   assert(/wrong password/i.test(msg), `a wrong password says "${msg}"`);

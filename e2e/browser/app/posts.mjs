@@ -58,6 +58,27 @@ export async function noteAndArticle(s) {
   pub = await publicText(s, p2.url);
   assert(pub.status === 200 && pub.text.includes(title) && pub.text.includes('A heading'), `the public page of the article: ${pub.status}`);
   s.published = [p1, p2];
+
+  // The timeline shows the article as its title and excerpt with a link
+  // to read it, not its whole text and headings; the post's own page
+  // shows it whole, with no heading larger than its title.
+  await go(s, 'Home');
+  const card = page.getByRole('article').filter({ has: page.getByRole('link', { name: title, exact: true }) });
+  await card.waitFor({ timeout: 15000 });
+  assert((await card.locator('h1, h2, h3, h4, h5, h6').count()) === 0, 'the timeline shows the article\'s headings');
+  const excerpt = await card.innerText();
+  assert(excerpt.includes('A heading Some bold text'), `the timeline's article says "${excerpt}"; want its excerpt`);
+  // Its accessible name names the article ("Read more: <title>"; the
+  // visually hidden part may come with a space before its colon).
+  await card.getByRole('link', { name: /^Read more\s*:\s*An article written in \/my\/$/ }).click();
+  await heading(s, 'Post');
+  const sizes = await page.locator('main article').first().evaluate((a, title) => {
+    const px = (e) => parseFloat(getComputedStyle(e).fontSize);
+    const t = [...a.querySelectorAll('*')].find((e) => e.children.length === 0 && e.textContent.trim() === title);
+    return { title: t ? px(t) : 0, headings: [...a.querySelectorAll('h1, h2, h3, h4, h5, h6')].map(px) };
+  }, title);
+  assert(sizes.title > 0 && sizes.headings.length > 0 && sizes.headings.every((h) => h <= sizes.title),
+    `the post's title is ${sizes.title} px and its headings ${sizes.headings.join(', ')} px; want none larger than the title`);
 }
 
 // A post scheduled a few seconds ahead: its page is 404 and the site page

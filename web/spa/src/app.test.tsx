@@ -21,7 +21,7 @@ function stubServer(answers: Record<string, (params: any) => Result>) {
   return seen;
 }
 
-const info = (owner: boolean) => ({ version: 'test', domain: 'blog.example', owner, limits: {}, themes: [] });
+const info = (owner: boolean) => ({ version: 'test', domain: 'blog.example', name: 'Alice の日記', owner, limits: {}, themes: [] });
 const settle = async () => {
   for (let i = 0; i < 20; i++) await act(async () => await new Promise((r) => setTimeout(r, 0)));
 };
@@ -60,8 +60,25 @@ describe('App shell', () => {
     const links = [...root.querySelectorAll('nav a')].map((a) => a.textContent);
     expect(links).toEqual(['Home', 'Compose', 'Posts', 'Notifications33 unread', 'Follows', 'Blocks', 'Profile', 'Site', 'Queue', 'Security', 'Tokens']);
     expect(root.querySelector('nav a[aria-current=page]')!.textContent).toBe('Tokens');
-    expect(root.querySelector('.brand')!.textContent).toBe('blog.example');
+    expect(root.querySelector('.brand')!.textContent).toBe('Alice の日記');
     await waitFor(() => expect(root.querySelector('h1')!.textContent).toBe('Tokens'));
+  });
+
+  it('names the site, not its address, in the header, the title and the description of the login screen', async () => {
+    navigate('/login', { replace: true });
+    stubServer({ 'site.info': () => info(false) });
+    await act(() => render(<App />, root));
+    await settle();
+    await waitFor(() => expect(root.querySelector('h1')!.textContent).toBe('Log in'));
+    expect(root.querySelector('.brand')!.textContent).toBe('Alice の日記');
+    expect(document.title).toBe('Log in — Alice の日記');
+    const description = document.querySelector('meta[name="description"]')?.getAttribute('content') ?? '';
+    expect(description).toContain('Alice の日記');
+    expect(description).toMatch(/log in/i);
+    setLang('ja');
+    await settle();
+    expect(document.title).toBe('ログイン — Alice の日記');
+    expect(document.querySelector('meta[name="description"]')!.getAttribute('content')).toContain('Alice の日記');
   });
 
   it('goes to login when a call answers unauthorized, and back after login', async () => {

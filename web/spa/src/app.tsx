@@ -2,7 +2,7 @@
 // site.info whether the visitor is the owner and sends everyone else (and an
 // owner whose session ended) to the login screen, remembering where they were.
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
-import { SiteContext, usePoll, type SiteInfo, type SiteState } from './hooks';
+import { SiteContext, siteName, usePoll, type SiteInfo, type SiteState } from './hooks';
 import { LANG_NAMES, LANGS, setLang, t, useLang, type Lang } from './i18n';
 import { useUpdateReady } from './pwa';
 import { currentAppPath, findRoute as matchRoute, Link, navigate, useLocation } from './router';
@@ -84,6 +84,19 @@ export function App() {
 
   useEffect(() => setMenuOpen(false), [loc.path]);
 
+  // The page's description names the site once site.info has (index.html
+  // carries a generic one for the first paint and for crawlers).
+  useEffect(() => {
+    if (!info) return;
+    let meta = document.querySelector('meta[name="description"]');
+    if (!meta) {
+      meta = document.createElement('meta');
+      meta.setAttribute('name', 'description');
+      document.head.append(meta);
+    }
+    meta.setAttribute('content', t('app.description', { name: siteName(info) }));
+  }, [info, lang]);
+
   const countUnread = useCallback(async () => {
     try {
       setUnread((await call<{ count: number }>('notifications.count_unread', {})).count);
@@ -123,7 +136,7 @@ export function App() {
       </a>
       <header class="top">
         <Link href="/" class="brand">
-          {info?.domain || t('app.name')}
+          {siteName(info)}
         </Link>
         <div class="top-actions">
           <select

@@ -1,5 +1,6 @@
 import { createContext } from 'preact';
 import { useCallback, useContext, useEffect, useRef, useState } from 'preact/hooks';
+import { t } from './i18n';
 import { call, RPCError } from './rpc';
 
 export interface RPCState<T> {
@@ -92,6 +93,8 @@ export function useTick(): void {
 export interface SiteInfo {
   version: string;
   domain: string;
+  /** The site's name as its pages show it (the blog at / : its site name, else the display name). */
+  name?: string;
   owner: boolean;
   totp_enabled?: boolean;
   limits: {
@@ -124,4 +127,9 @@ export const SiteContext = createContext<SiteState>({
 
 export function useSite(): SiteState {
   return useContext(SiteContext);
+}
+
+/** What the app calls the site: its name, else its domain, else "murlog" (before site.info answered). */
+export function siteName(info: SiteInfo | null | undefined): string {
+  return info?.name?.trim() || info?.domain || t('app.name');
 }

@@ -11,7 +11,7 @@ const stored = {
   futureFeature: true,
 };
 const settings = (over: Partial<Settings['publication']> = {}): Settings => ({
-  domain: 'blog.example', title: 'My blog', description: '', language: 'ja', robots_noindex: false, robots_noai: true,
+  domain: 'blog.example', language: 'ja', robots_noindex: false, robots_noai: true,
   authorized_fetch: false, allow_quotes: true,
   publication: {
     persona_id: 'p1', site_name: 'Alice の日記', subtitle: '', author: '', introduction: '', design_theme: '',
@@ -43,9 +43,9 @@ afterEach(() => {
 
 describe('Site settings', () => {
   it('sends the whole form, with the extensions as the object the server expects', async () => {
-    const calls = server((p) => ({ ...settings(), title: p.title }));
+    const calls = server((p) => ({ ...settings(), language: p.language }));
     const root = await render();
-    expect(byLabel(root, 'Site title').value).toBe('My blog');
+    expect(byLabel(root, 'Site name').value).toBe('Alice の日記');
     expect(byLabel(root, 'Hatena Bookmark and Star').checked).toBe(true);
     expect(byLabel(root, 'Moderated').checked).toBe(true);
     expect(root.querySelector('a.button')!.getAttribute('href')).toBe('/');
@@ -60,7 +60,7 @@ describe('Site settings', () => {
 
     const [sent] = callsOf(calls, 'site.update_settings');
     expect(sent!.params).toEqual({
-      title: 'My blog', description: '', language: 'ja', robots_noindex: false, robots_noai: false, authorized_fetch: false, allow_quotes: true,
+      language: 'ja', robots_noindex: false, robots_noai: false, authorized_fetch: false, allow_quotes: true,
       publication: {
         site_name: 'Alice の日記', subtitle: '', author: '', introduction: '',
         show_service_header: true, show_site_name: true, show_pagination: true, show_side_profile: true,
@@ -164,6 +164,39 @@ describe('Site settings', () => {
     await click(button(root, 'Retry'));
     expect(root.textContent).toContain('No themes are installed.');
     expect(root.querySelector('iframe')).toBeNull();
+  });
+
+  it('has one field per setting, each saying where it shows', async () => {
+    server();
+    const root = await render();
+    const labels = [...root.querySelectorAll('.site-form label')].map((l) => l.textContent!.trim());
+    for (const gone of ['Site title', 'Site description']) expect(labels).not.toContain(gone);
+    for (const [label, where] of [
+      ['Site name', 'At the top of every page'],
+      ['Subtitle', 'under the site name'],
+      ['Author', 'Shown on posts'],
+      ['Introduction', 'on the site page'],
+      ['Language', 'Empty: English'],
+    ] as const) {
+      expect(labels.filter((l) => l === label), label).toHaveLength(1);
+      const input = byLabel(root, label);
+      const hint = document.getElementById(input.getAttribute('aria-describedby')!.split(' ')[0]!);
+      expect(hint?.textContent, label).toContain(where);
+    }
+  });
+
+  it('says that comments are not there yet, and keeps the stored mode for when they are', async () => {
+    const calls = server();
+    const root = await render();
+    const group = byLabel(root, 'Moderated').closest('fieldset')!;
+    const note = group.querySelector('#site-comments-later')!;
+    expect(note.textContent).toContain('Comments arrive in a later version');
+    expect(group.getAttribute('aria-describedby')).toBe('site-comments-later');
+    // No choice promises a comment area today.
+    for (const hint of group.querySelectorAll('.check .hint')) expect(hint.textContent).not.toMatch(/^Post pages have a comment area/);
+    expect(byLabel(root, 'Moderated').checked).toBe(true);
+    await save(root);
+    expect(callsOf(calls, 'site.update_settings')[0]!.params.publication.extensions.comments).toEqual({ mode: 'moderated' });
   });
 
   it('edits another persona\'s blog when there are several', async () => {

@@ -159,10 +159,8 @@ export default function Site(_props: ScreenProps) {
       <form class="site-form" onSubmit={submit} noValidate>
         <h2>{t('site.general')}</h2>
         <p class="muted">{t('site.domain', { domain: stored.domain })}</p>
-        {text('title', 'title', t('site.site_title'), SITE_LIMITS.title)}
-        {text('description', 'description', t('site.description'), SITE_LIMITS.description, { area: true })}
         <Field label={t('site.language')} hint={t('site.language_hint')} error={errorOf(probs, placed, 'language')}>
-          <input type="text" list="site-languages" autoComplete="off" spellcheck={false} value={form.language} onInput={(e) => edit({ language: e.currentTarget.value })} />
+          <input type="text" list="site-languages" autoComplete="off" spellcheck={false} placeholder="en" value={form.language} onInput={(e) => edit({ language: e.currentTarget.value })} />
         </Field>
         <datalist id="site-languages">
           <option value="ja" />
@@ -185,7 +183,7 @@ export default function Site(_props: ScreenProps) {
             <h2>{t('site.blog')}</h2>
             <GroupError message={placed.at('publication')} />
             {text('site_name', 'publication.site_name', t('site.site_name'), SITE_LIMITS.site_name, { hint: t('site.site_name_hint') })}
-            {text('subtitle', 'publication.subtitle', t('site.subtitle'), SITE_LIMITS.subtitle)}
+            {text('subtitle', 'publication.subtitle', t('site.subtitle'), SITE_LIMITS.subtitle, { hint: t('site.subtitle_hint') })}
             {text('author', 'publication.author', t('site.author'), SITE_LIMITS.author, { hint: t('site.author_hint') })}
             {text('introduction', 'publication.introduction', t('site.introduction'), SITE_LIMITS.introduction, { area: true, hint: t('site.introduction_hint') })}
 
@@ -218,8 +216,12 @@ export default function Site(_props: ScreenProps) {
               ))}
               <GroupError message={placed.at('publication.extensions.shareButtons')} />
             </fieldset>
-            <fieldset>
+            {/* Comments are a later issue's: until then the mode is only kept. */}
+            <fieldset aria-describedby="site-comments-later">
               <legend>{t('site.comments')}</legend>
+              <p class="hint notice" id="site-comments-later">
+                {t('site.comments_later')}
+              </p>
               {COMMENT_MODES.map((m) => (
                 <div class="check" key={m}>
                   <input

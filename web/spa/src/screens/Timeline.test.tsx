@@ -58,6 +58,26 @@ describe('Timeline', () => {
     expect(server.of('timeline.home').filter((p) => p.cursor)).toHaveLength(49);
   }, 60_000);
 
+  it('shows an article as its title, excerpt and a read-more link, not the whole text', async () => {
+    const a = localPost({
+      kind: 'article', title: 'On tea', excerpt: 'Brewing Green tea wants cooler water…',
+      content: '<h2>Brewing</h2><p>Green tea wants cooler water than black tea.</p><h2>Keeping</h2><p>Dark and dry.</p>',
+    });
+    const n = localPost({ content: '<p>A note is shown whole.</p>' });
+    fakeServer({ 'timeline.home': onePage([item(a), item(n)]) });
+    const root = await mount(<Timeline {...props} />);
+    const [art, note] = [...root.querySelectorAll('article.post')] as HTMLElement[];
+    expect(art!.querySelector('h2, .post-content')).toBeNull();
+    expect(art!.querySelector('.post-title a')!.textContent).toBe('On tea');
+    expect(art!.querySelector('.post-title a')!.getAttribute('href')).toBe('/my/post/' + a.id);
+    expect(art!.querySelector('.post-excerpt')!.textContent).toBe('Brewing Green tea wants cooler water…');
+    const more = art!.querySelector('a.read-more')!;
+    expect(more.getAttribute('href')).toBe('/my/post/' + a.id);
+    expect(more.textContent).toBe('Read more: On tea');
+    expect(note!.querySelector('.post-content')!.textContent).toBe('A note is shown whole.');
+    expect(note!.querySelector('.read-more')).toBeNull();
+  });
+
   it('likes at once and rolls back when the server refuses', async () => {
     const p = remotePost();
     let answer: (v: unknown) => void = () => undefined;

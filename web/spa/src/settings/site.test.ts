@@ -69,7 +69,7 @@ describe('extensions', () => {
 });
 
 const settings: Settings = {
-  domain: 'blog.example', title: 'T', description: 'D', language: 'ja', robots_noindex: false, robots_noai: true,
+  domain: 'blog.example', language: 'ja', robots_noindex: false, robots_noai: true,
   authorized_fetch: false, allow_quotes: true,
   publication: {
     persona_id: 'p1', site_name: 'S', subtitle: '', author: '', introduction: '', design_theme: 'vertical',
@@ -88,7 +88,7 @@ describe('site form', () => {
   it('sends every setting but the theme, and the extensions object', () => {
     const f = { ...formFromSettings(settings), language: ' en ', show_side_recent: '7' };
     const p = buildSiteUpdate(f, settings) as any;
-    expect(Object.keys(p).sort()).toEqual(['allow_quotes', 'authorized_fetch', 'description', 'language', 'publication', 'robots_noai', 'robots_noindex', 'title']);
+    expect(Object.keys(p).sort()).toEqual(['allow_quotes', 'authorized_fetch', 'language', 'publication', 'robots_noai', 'robots_noindex']);
     expect(p.language).toBe('en');
     expect(p.publication).not.toHaveProperty('design_theme');
     expect(p.publication).not.toHaveProperty('themes');

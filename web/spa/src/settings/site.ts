@@ -22,10 +22,13 @@ export interface Publication {
   themes: string[];
 }
 
+/**
+ * The site-wide settings. The site's name and introduction are not among
+ * them: they are the primary persona's publication.site_name and
+ * .introduction (one setting each, docs/api.md "One name per setting").
+ */
 export interface Settings {
   domain: string;
-  title: string;
-  description: string;
   language: string;
   robots_noindex: boolean;
   robots_noai: boolean;
@@ -36,8 +39,6 @@ export interface Settings {
 
 /** The limits docs/api.md gives for these settings (site.info does not carry them). */
 export const SITE_LIMITS = {
-  title: 200,
-  description: 2000,
   site_name: 50,
   subtitle: 50,
   author: 50,
@@ -52,7 +53,7 @@ export const SITE_LIMITS = {
  * refusals (settings/errors.ts). The theme picker places its own.
  */
 export const SITE_CONTROLS = [
-  'title', 'description', 'language', 'robots_noindex', 'robots_noai', 'authorized_fetch', 'allow_quotes',
+  'language', 'robots_noindex', 'robots_noai', 'authorized_fetch', 'allow_quotes',
   'publication', 'publication.site_name', 'publication.subtitle', 'publication.author', 'publication.introduction',
   'publication.show_service_header', 'publication.show_site_name', 'publication.show_pagination',
   'publication.show_side_profile', 'publication.show_side_recent', 'publication.show_side_popular',
@@ -157,8 +158,6 @@ const sideCount = (n: number) => String(Math.min(SITE_LIMITS.side, Math.max(0, M
 export function formFromSettings(s: Settings): SiteForm {
   const p = s.publication;
   return {
-    title: s.title,
-    description: s.description,
     language: s.language,
     robots_noindex: s.robots_noindex,
     robots_noai: s.robots_noai,
@@ -194,8 +193,6 @@ export function siteProblems(f: SiteForm): SiteProblems {
   const long = (path: string, v: string, max: number) => {
     if (chars(v) > max) p[path] = 'long';
   };
-  long('title', f.title, SITE_LIMITS.title);
-  long('description', f.description, SITE_LIMITS.description);
   long('publication.site_name', f.site_name.trim(), SITE_LIMITS.site_name);
   long('publication.subtitle', f.subtitle.trim(), SITE_LIMITS.subtitle);
   long('publication.author', f.author.trim(), SITE_LIMITS.author);
@@ -213,8 +210,6 @@ export function siteProblems(f: SiteForm): SiteProblems {
  */
 export function buildSiteUpdate(f: SiteForm, stored: Settings, personaId?: string): Record<string, unknown> {
   const params: Record<string, unknown> = {
-    title: f.title,
-    description: f.description,
     language: f.language.trim(),
     robots_noindex: f.robots_noindex,
     robots_noai: f.robots_noai,

@@ -92,7 +92,31 @@ function PostTime({ post }: { post: AnyPost }) {
   );
 }
 
-function Body({ post, embedded }: { post: AnyPost; embedded: boolean }) {
+/**
+ * An article in a list: its title and excerpt (text) and a link to read it
+ * here, so a long text with its own headings never fills the timeline.
+ */
+function ArticleTeaser({ post, lang }: { post: LocalPost; lang: string | undefined }) {
+  const href = postHref(post)!;
+  return (
+    <div class="post-teaser">
+      <p class="post-title" lang={lang}>
+        <Link href={href}>{post.title}</Link>
+      </p>
+      {post.excerpt && (
+        <p class="post-excerpt" lang={lang}>
+          {post.excerpt}
+        </p>
+      )}
+      <Link href={href} class="read-more">
+        {t('timeline.read_more')}
+        <span class="sr-only">: {post.title}</span>
+      </Link>
+    </div>
+  );
+}
+
+function Body({ post, embedded, focus }: { post: AnyPost; embedded: boolean; focus: boolean }) {
   const remote = isRemote(post);
   const cw = post.summary.trim() !== '';
   const [open, setOpen] = useState(!cw);
@@ -115,6 +139,8 @@ function Body({ post, embedded }: { post: AnyPost; embedded: boolean }) {
         )}
       </div>
     );
+  } else if (!remote && post.kind === 'article' && !focus) {
+    content = <ArticleTeaser post={post} lang={lang} />;
   } else {
     content = (
       <>
@@ -230,7 +256,7 @@ export function PostCard({ post, boostedBy, embedded = false, focus = false, onR
         <Author post={post} />
         <PostTime post={post} />
       </header>
-      <Body post={post} embedded={embedded} />
+      <Body post={post} embedded={embedded} focus={focus} />
       {!embedded && (
         <footer class="post-actions">
           <button type="button" class="button action-reply" aria-expanded={replying ? 'true' : 'false'} onClick={() => setReplying(!replying)}>

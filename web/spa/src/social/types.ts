@@ -57,6 +57,8 @@ export interface LocalPost {
   title?: string;
   /** Sanitized HTML (the server's renderer). */
   content: string;
+  /** Articles: the text without markup, cut at 200 characters (text, not HTML). */
+  excerpt?: string;
   /** The owner's own plain text. */
   summary: string;
   sensitive: boolean;

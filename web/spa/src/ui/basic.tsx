@@ -1,6 +1,7 @@
 // Small shared components. Markup only: the look is in styles.css.
 import { cloneElement, type ComponentChildren, type JSX, type VNode } from 'preact';
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import { siteName, useSite } from '../hooks';
 import { getLang, t } from '../i18n';
 import { errorDetail, errorMessage } from './errors';
 
@@ -285,9 +286,10 @@ export function CopyButton({ text, label }: { text: string; label?: string }) {
  */
 export function Page({ title, actions, children }: { title: string; actions?: ComponentChildren; children?: ComponentChildren }) {
   const ref = useRef<HTMLHeadingElement>(null);
+  const site = siteName(useSite().info);
   useEffect(() => {
-    document.title = `${title} — ${t('app.name')}`;
-  }, [title]);
+    document.title = `${title} — ${site}`;
+  }, [title, site]);
   useEffect(() => {
     ref.current?.focus({ preventScroll: true });
   }, []);
