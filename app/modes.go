@@ -120,9 +120,7 @@ func RunCGI(ctx context.Context, o Options) error {
 	if err != nil {
 		// Answer something readable; the detail goes to Apache's error log.
 		o.Logger.Error("murlog cannot start", "err", err)
-		return stdcgi.Serve(cgi.StripScript(script, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			http.Error(w, "murlog cannot start; see the server error log", http.StatusInternalServerError)
-		})))
+		return stdcgi.Serve(cgi.StripScript(script, cannotStart(err)))
 	}
 	defer a.Close()
 	configured := a.Config().Exists
@@ -346,3 +344,30 @@ func setupLink(addr net.Addr, tok string) string {
 	}
 	return "http://" + host + httpd.SetupServerPath + "?" + admin.SetupTokenParam + "=" + tok
 }
+
+// cannotStart answers every request of a process whose app did not start.
+// What a reader may know is said (a full disk is "unavailable: the disk
+// is full", 503 with Retry-After, as the RPC and the pages say it once the
+// app runs — a new CGI process on a full disk cannot even open the
+// database); anything else is a 500 pointing at the error log, which has
+// the detail.
+func cannotStart(err error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if murlog.ErrorCode(err) != murlog.EUnavailable {
+			http.Error(w, "murlog cannot start; see the server error log", http.StatusInternalServerError)
+			return
+		}
+		err := &murlog.Error{Code: murlog.EUnavailable, Message: "murlog cannot start: " + murlog.ErrorMessage(err) + "; try again later",
+			RetryAfter: max(murlog.AsError(err).RetryAfter, cannotStartRetry)}
+		if r.URL.Path == httpd.RPCPath {
+			httpd.WriteRPCError(w, err)
+			return
+		}
+		httpd.WriteError(w, r, nil, err)
+	})
+}
+
+// cannotStartRetry is the least Retry-After of an app that cannot start:
+// whatever stopped it (a full disk, a database another process holds)
+// takes a while to clear.
+const cannotStartRetry = 30 * time.Second
