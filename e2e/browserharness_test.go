@@ -60,6 +60,7 @@ func TestBlogBrowserHarness(t *testing.T) {
 		"horizontal overflow at 360 px",
 		"no JSON-LD BlogPosting",
 		"og:image null, want the featured image",
+		"no og:image (every page has one", "no og:description",
 		"X-Content-Type-Options",
 		`text outside the page's scrollable area at 360 px: "off the page"`,
 		`"cut off at the foot" at`, "cut off by div.clip (y)",
@@ -142,7 +143,7 @@ func harnessSite() http.Handler {
 		}
 		u := "http://" + r.Host + r.URL.Path
 		head := fmt.Sprintf(`<link rel="canonical" href="%[1]s"><meta property="og:title" content="Hello"><meta property="og:type" content="article">
-<meta property="og:url" content="%[1]s"><meta property="og:image" content="%[2]s">
+<meta property="og:url" content="%[1]s"><meta property="og:image" content="%[2]s"><meta property="og:description" content="Text.">
 <script type="application/ld+json">{"@context":"https://schema.org","@type":"BlogPosting","headline":"Hello","datePublished":"2026-01-01T00:00:00Z","author":{"@type":"Person","name":"alice"},"url":"%[1]s","image":"%[2]s"}</script>`, u, blogImage)
 		// A vertical box that scrolls sideways: its end is far into
 		// negative x, and reachable.
