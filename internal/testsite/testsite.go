@@ -8,7 +8,9 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,6 +69,17 @@ func Start(tb testing.TB, o Options) *Site {
 		s.Env[k] = v
 	}
 	s.Server = httptest.NewUnstartedServer(nil)
+	base := "http://" + s.Server.Listener.Addr().String()
+	var cookies []*http.Cookie
+	if !o.Bare {
+		// A copy of the site set up once per test binary, not the wizard
+		// again: setup and login each cost an argon2 hash (most of a
+		// second under -race), and a hundred tests start sites.
+		var err error
+		if cookies, err = copySetUp(dir, strings.TrimPrefix(base, "http://"), o.Now); err != nil {
+			tb.Fatalf("a set-up site: %v", err)
+		}
+	}
 	a, err := app.New(context.Background(), s.options(o.Now))
 	if err != nil {
 		tb.Fatalf("app.New: %v", err)
@@ -79,15 +92,8 @@ func Start(tb testing.TB, o Options) *Site {
 		s.App.Close()
 	})
 	s.Client = client.New(s.Server.URL)
-	if o.Bare {
-		return s
-	}
-	ctx := context.Background()
-	if err := s.Client.Setup(ctx, s.Domain(), "alice", Password); err != nil {
-		tb.Fatalf("setup: %v\nlogs:\n%s", err, s.Logs)
-	}
-	if err := s.Client.Login(ctx, Password); err != nil {
-		tb.Fatalf("login: %v", err)
+	if u, err := url.Parse(s.Server.URL); err == nil && cookies != nil {
+		s.Client.HTTP.Jar.SetCookies(u, cookies)
 	}
 	return s
 }
