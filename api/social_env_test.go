@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -30,6 +29,7 @@ import (
 	"github.com/murlog/murlog/social"
 	"github.com/murlog/murlog/store"
 	"github.com/murlog/murlog/store/sqlite"
+	"github.com/murlog/murlog/store/sqlite/sqlitetest"
 	"github.com/murlog/murlog/store/storetest"
 )
 
@@ -54,7 +54,7 @@ func newSocialEnv(t *testing.T) *socialEnv { return startSocialEnv(t, true) }
 func startSocialEnv(t *testing.T, withRemote bool) *socialEnv {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), sqlite.FileName), sqlite.Options{Logger: log})
+	db, err := sqlite.Open(ctx, sqlitetest.Path(t, t.TempDir(), sqlite.FileName), sqlite.Options{Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}

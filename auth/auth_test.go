@@ -15,6 +15,7 @@ import (
 	"github.com/murlog/murlog/auth"
 	"github.com/murlog/murlog/store"
 	"github.com/murlog/murlog/store/sqlite"
+	"github.com/murlog/murlog/store/sqlite/sqlitetest"
 )
 
 var ctx = context.Background()
@@ -35,7 +36,7 @@ func (c *clock) add(d time.Duration) {
 func newService(t *testing.T) (*auth.Service, *sqlite.DB, *clock) {
 	t.Helper()
 	c := &clock{t: time.Date(2026, 4, 10, 12, 0, 0, 0, time.UTC)}
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "murlog.db"), sqlite.Options{Now: c.now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	db, err := sqlite.Open(ctx, sqlitetest.Path(t, t.TempDir(), "murlog.db"), sqlite.Options{Now: c.now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

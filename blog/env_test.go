@@ -20,6 +20,7 @@ import (
 	"github.com/murlog/murlog/post"
 	"github.com/murlog/murlog/store"
 	"github.com/murlog/murlog/store/sqlite"
+	"github.com/murlog/murlog/store/sqlite/sqlitetest"
 	"github.com/murlog/murlog/store/storetest"
 	"github.com/murlog/murlog/theme"
 )
@@ -58,7 +59,7 @@ func shippedThemes(t testing.TB) fs.FS {
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	c := testclock.New(time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC))
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), sqlite.FileName), sqlite.Options{Now: c.Now, Logger: quiet})
+	db, err := sqlite.Open(ctx, sqlitetest.Path(t, t.TempDir(), sqlite.FileName), sqlite.Options{Now: c.Now, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}

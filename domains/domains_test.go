@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/domains"
 	"github.com/murlog/murlog/store/sqlite"
+	"github.com/murlog/murlog/store/sqlite/sqlitetest"
 )
 
 var ctx = context.Background()
@@ -25,7 +25,7 @@ func (c *clock) now() time.Time { return c.t }
 // open returns a Service over a fresh database file whose clock is c.
 func open(t *testing.T, c *clock) (*domains.Service, *sqlite.DB) {
 	t.Helper()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), sqlite.FileName),
+	db, err := sqlite.Open(ctx, sqlitetest.Path(t, t.TempDir(), sqlite.FileName),
 		sqlite.Options{Now: c.now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatalf("sqlite.Open: %v", err)

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -21,6 +20,7 @@ import (
 	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/store"
 	"github.com/murlog/murlog/store/sqlite"
+	"github.com/murlog/murlog/store/sqlite/sqlitetest"
 )
 
 var ctx = context.Background()
@@ -28,7 +28,7 @@ var ctx = context.Background()
 // openDB opens a migrated database file in a temporary directory.
 func openDB(tb testing.TB) *sqlite.DB {
 	tb.Helper()
-	db, err := sqlite.Open(ctx, filepath.Join(tb.TempDir(), sqlite.FileName),
+	db, err := sqlite.Open(ctx, sqlitetest.Path(tb, tb.TempDir(), sqlite.FileName),
 		sqlite.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		tb.Fatalf("sqlite.Open: %v", err)

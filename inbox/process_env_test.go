@@ -25,6 +25,7 @@ import (
 	"github.com/murlog/murlog/social"
 	"github.com/murlog/murlog/store"
 	"github.com/murlog/murlog/store/sqlite"
+	"github.com/murlog/murlog/store/sqlite/sqlitetest"
 	"github.com/murlog/murlog/store/storetest"
 	"github.com/murlog/murlog/worker"
 )
@@ -101,7 +102,7 @@ type penv struct {
 
 func newPenv(t testing.TB) *penv {
 	t.Helper()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), sqlite.FileName),
+	db, err := sqlite.Open(ctx, sqlitetest.Path(t, t.TempDir(), sqlite.FileName),
 		sqlite.Options{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/queue/queuetest"
 	"github.com/murlog/murlog/store/sqlite"
+	"github.com/murlog/murlog/store/sqlite/sqlitetest"
 )
 
 var ctx = context.Background()
@@ -35,7 +36,7 @@ func (s source) Samples(ctx context.Context) ([]queue.Sample, error) {
 func open(t *testing.T) (*sqlite.DB, *queue.Managed, *queuetest.Clock) {
 	t.Helper()
 	c := queuetest.NewClock()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "murlog.db"), sqlite.Options{Now: c.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	db, err := sqlite.Open(ctx, sqlitetest.Path(t, t.TempDir(), "murlog.db"), sqlite.Options{Now: c.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/murlog/murlog/internal/testclock"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/store"
 	"github.com/murlog/murlog/store/sqlite"
+	"github.com/murlog/murlog/store/sqlite/sqlitetest"
 	"github.com/murlog/murlog/store/storetest"
 	"github.com/murlog/murlog/worker"
 )
@@ -36,7 +36,7 @@ type env struct {
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	c := testclock.New(time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC))
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), sqlite.FileName),
+	db, err := sqlite.Open(ctx, sqlitetest.Path(t, t.TempDir(), sqlite.FileName),
 		sqlite.Options{Now: c.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)

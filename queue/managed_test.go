@@ -3,11 +3,11 @@ package queue_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 
 	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/store/sqlite"
+	"github.com/murlog/murlog/store/sqlite/sqlitetest"
 )
 
 // brokenCounters fails every count, as a metrics store that is down would.
@@ -23,7 +23,7 @@ func (b *brokenCounters) Count(context.Context, []queue.Sample) error {
 // would enqueue again under a fresh id.
 func TestCountingIsBestEffort(t *testing.T) {
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "q.db"), sqlite.Options{})
+	db, err := sqlite.Open(ctx, sqlitetest.Path(t, t.TempDir(), "q.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

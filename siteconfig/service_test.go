@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/murlog/murlog/siteconfig"
 	"github.com/murlog/murlog/store"
 	"github.com/murlog/murlog/store/sqlite"
+	"github.com/murlog/murlog/store/sqlite/sqlitetest"
 )
 
 var ctx = context.Background()
@@ -32,7 +32,7 @@ type env struct {
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "murlog.db"), sqlite.Options{Now: func() time.Time { return now },
+	db, err := sqlite.Open(ctx, sqlitetest.Path(t, t.TempDir(), "murlog.db"), sqlite.Options{Now: func() time.Time { return now },
 		Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	"github.com/google/uuid"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,6 +18,7 @@ import (
 	"github.com/murlog/murlog/queue/queuetest"
 	"github.com/murlog/murlog/store"
 	"github.com/murlog/murlog/store/sqlite"
+	"github.com/murlog/murlog/store/sqlite/sqlitetest"
 )
 
 var ctx = context.Background()
@@ -42,7 +42,7 @@ func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(
 func newEnv(t testing.TB) *env {
 	t.Helper()
 	c := queuetest.NewClock()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "murlog.db"), sqlite.Options{Now: c.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	db, err := sqlite.Open(ctx, sqlitetest.Path(t, t.TempDir(), "murlog.db"), sqlite.Options{Now: c.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

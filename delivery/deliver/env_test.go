@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -29,6 +28,7 @@ import (
 	"github.com/murlog/murlog/social"
 	"github.com/murlog/murlog/store"
 	"github.com/murlog/murlog/store/sqlite"
+	"github.com/murlog/murlog/store/sqlite/sqlitetest"
 	"github.com/murlog/murlog/worker"
 )
 
@@ -152,7 +152,7 @@ func newEnv(t *testing.T) *env {
 	t.Helper()
 	// Nanoseconds, which the store drops: versions must survive that.
 	c := testclock.New(time.Date(2026, 5, 1, 9, 0, 0, 123456789, time.UTC))
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), sqlite.FileName),
+	db, err := sqlite.Open(ctx, sqlitetest.Path(t, t.TempDir(), sqlite.FileName),
 		sqlite.Options{Now: c.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)

@@ -4,12 +4,14 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/store/sqlite"
+	"github.com/murlog/murlog/store/sqlite/sqlitetest"
 )
 
 var ctx = context.Background()
@@ -18,7 +20,13 @@ var ctx = context.Background()
 // its clock (time.Now when nil).
 func openDB(t testing.TB, dir, name string, now func() time.Time) *sqlite.DB {
 	t.Helper()
-	db, err := sqlite.Open(ctx, filepath.Join(dir, name), sqlite.Options{Now: now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	path := filepath.Join(dir, name)
+	if _, err := os.Stat(path); err != nil {
+		// A new file starts as a copy of a migrated one; an existing one
+		// is opened again as it is.
+		sqlitetest.Path(t, dir, name)
+	}
+	db, err := sqlite.Open(ctx, path, sqlite.Options{Now: now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatalf("Open %s: %v", name, err)
 	}

@@ -25,12 +25,56 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 // MustOpen opens a migrated database file in a temporary directory.
 func MustOpen(tb testing.TB, now func() time.Time) *DB {
 	tb.Helper()
-	db, err := Open(context.Background(), filepath.Join(tb.TempDir(), FileName), Options{Now: now, Logger: quiet})
+	path := filepath.Join(tb.TempDir(), FileName)
+	if err := os.WriteFile(path, migratedImage(tb), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	db, err := Open(context.Background(), path, Options{Now: now, Logger: quiet})
 	if err != nil {
 		tb.Fatalf("Open: %v", err)
 	}
 	tb.Cleanup(func() { db.Close() })
 	return db
+}
+
+var (
+	imageOnce sync.Once
+	image     []byte
+	imageErr  error
+)
+
+// migratedImage is the file of a database migrated once per test binary:
+// migrating costs most of a second under -race, copying a few
+// milliseconds (store/sqlite/sqlitetest does the same for other
+// packages, which this package's own tests cannot import). The tests of
+// migrations open new files with Open.
+func migratedImage(tb testing.TB) []byte {
+	imageOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "murlog-sqlite-")
+		if err != nil {
+			imageErr = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		path := filepath.Join(dir, FileName)
+		db, err := Open(context.Background(), path, Options{Logger: quiet})
+		if err == nil {
+			err = db.Close()
+		}
+		if err == nil {
+			image, err = os.ReadFile(path)
+		}
+		if err == nil {
+			if _, serr := os.Stat(path + "-wal"); serr == nil {
+				err = errors.New("closing the migrated database left a WAL file")
+			}
+		}
+		imageErr = err
+	})
+	if imageErr != nil {
+		tb.Fatalf("a migrated database: %v", imageErr)
+	}
+	return image
 }
 
 func TestContract(t *testing.T) {
