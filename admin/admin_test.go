@@ -34,6 +34,7 @@ func get(t *testing.T, s *testsite.Site, path, accept string) *http.Response {
 }
 
 func TestGuardBeforeSetup(t *testing.T) {
+	t.Parallel()
 	s := testsite.Start(t, testsite.Options{Bare: true})
 	for _, tc := range []struct {
 		path, accept string
@@ -79,6 +80,7 @@ func step1(dir string) url.Values {
 }
 
 func TestSetupWizardFromNothing(t *testing.T) {
+	t.Parallel()
 	s := testsite.Start(t, testsite.Options{Bare: true})
 	ini := filepath.Join(s.Dir, "murlog.ini")
 	status, _, page, _ := s.Client.Get(ctx, "/admin/setup/server")
@@ -148,6 +150,7 @@ func postWithCookieToken(t *testing.T, s *testsite.Site, path string, v url.Valu
 }
 
 func TestSetupRefusedAfterCompletion(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	status := postWithCookieToken(t, s, "/admin/setup", url.Values{"domain": {"evil.example"}, "username": {"mallory"},
 		"password": {"mallory's pw"}, "password_confirm": {"mallory's pw"}})
@@ -184,6 +187,7 @@ func TestSetupRefusedAfterCompletion(t *testing.T) {
 }
 
 func TestWizardCSRF(t *testing.T) {
+	t.Parallel()
 	s := testsite.Start(t, testsite.Options{Bare: true})
 	for _, tc := range []struct {
 		name  string
@@ -212,6 +216,7 @@ func TestWizardCSRF(t *testing.T) {
 }
 
 func TestStep1BadDirectories(t *testing.T) {
+	t.Parallel()
 	s := testsite.Start(t, testsite.Options{Bare: true})
 	os.WriteFile(filepath.Join(s.Dir, "afile"), []byte("x"), 0o644)
 	for _, tc := range []struct {
@@ -243,6 +248,7 @@ func TestStep1BadDirectories(t *testing.T) {
 }
 
 func TestStep2ValidationInBothLanguages(t *testing.T) {
+	t.Parallel()
 	s := testsite.Start(t, testsite.Options{Bare: true})
 	submit(t, s, "/admin/setup/server", step1(s.Dir))
 	bad := url.Values{"domain": {"not a domain"}, "username": {"al ice"}, "password": {"short"}, "password_confirm": {"short"}}
@@ -289,6 +295,7 @@ func TestStep2ValidationInBothLanguages(t *testing.T) {
 // is already taken, so the persona insert fails after nothing else has
 // failed) and checks that nothing of it remains.
 func TestStep2IsAtomic(t *testing.T) {
+	t.Parallel()
 	s := testsite.Start(t, testsite.Options{Bare: true})
 	submit(t, s, "/admin/setup/server", step1(s.Dir))
 	squatter := storetest.NewPersona("alice", false, time.Now())
@@ -318,6 +325,7 @@ func TestStep2IsAtomic(t *testing.T) {
 }
 
 func TestConcurrentStep2OnlyOneWins(t *testing.T) {
+	t.Parallel()
 	s := testsite.Start(t, testsite.Options{Bare: true})
 	submit(t, s, "/admin/setup/server", step1(s.Dir))
 	var wg sync.WaitGroup
@@ -358,6 +366,7 @@ func TestConcurrentStep2OnlyOneWins(t *testing.T) {
 // The completion page opens the app at /my/ (a link and a refresh, no
 // script) in both languages.
 func TestSetupLogsTheOwnerIn(t *testing.T) {
+	t.Parallel()
 	for _, lang := range []string{"en", "ja"} {
 		s := testsite.Start(t, testsite.Options{Bare: true})
 		s.Client.AcceptLanguage = lang

@@ -44,6 +44,7 @@ func body(t *testing.T, s *testsite.Site, c interface {
 // everyone to the site; only the browser that just finished sees the
 // completion page, once.
 func TestWizardOfAFinishedSite(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	// s.Client finished step 2 and has not looked at the result yet.
 	status, _, page, _ := s.Client.Get(ctx, "/admin/setup")
@@ -65,6 +66,7 @@ func TestWizardOfAFinishedSite(t *testing.T) {
 // TestConflictPagesShowTheirMessage: the 409 for a wizard step posted to a
 // finished site says why (it was an empty box).
 func TestConflictPagesShowTheirMessage(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	c := s.NewClient()
 	c.Get(ctx, "/admin/reset") // a CSRF cookie
@@ -81,6 +83,7 @@ func TestConflictPagesShowTheirMessage(t *testing.T) {
 // TestPagesHaveNoMarkdown: page text is plain text, so no literal
 // backticks; commands are in <code>.
 func TestPagesHaveNoMarkdown(t *testing.T) {
+	t.Parallel()
 	bare := testsite.Start(t, testsite.Options{Bare: true})
 	s := testsite.New(t)
 	for _, lang := range []string{"en", "ja"} {
@@ -112,6 +115,7 @@ func TestPagesHaveNoMarkdown(t *testing.T) {
 // TestUsernameHelpMatchesThePattern: the form's pattern, its help text and
 // the server's rule accept the same names.
 func TestUsernameHelpMatchesThePattern(t *testing.T) {
+	t.Parallel()
 	s := testsite.Start(t, testsite.Options{Bare: true})
 	submit(t, s, "/admin/setup/server", step1(s.Dir))
 	_, _, b, _ := s.Client.Get(ctx, "/admin/setup")
@@ -142,6 +146,7 @@ func TestUsernameHelpMatchesThePattern(t *testing.T) {
 // TestHealthzOnlyWhenReady: /healthz is 503 until setup step 2 is done and
 // when the database cannot be written, 200 otherwise.
 func TestHealthzOnlyWhenReady(t *testing.T) {
+	t.Parallel()
 	s := testsite.Start(t, testsite.Options{Bare: true})
 	health := func() (int, string) {
 		_, _, b := body(t, s, http.DefaultClient, "GET", "/healthz", nil)

@@ -30,6 +30,7 @@ func resetFile(t *testing.T, s *testsite.Site) (secret, link string) {
 }
 
 func TestPasswordResetPage(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	secret, link := resetFile(t, s)
 	if link != "http://"+s.Domain()+"/admin/reset" {
@@ -70,6 +71,7 @@ func TestPasswordResetPage(t *testing.T) {
 }
 
 func TestResetBeforeSetupRedirects(t *testing.T) {
+	t.Parallel()
 	s := testsite.Start(t, testsite.Options{Bare: true})
 	resp := get(t, s, "/admin/reset", "text/html")
 	if resp.StatusCode != 303 {
@@ -84,6 +86,7 @@ func TestResetBeforeSetupRedirects(t *testing.T) {
 // TestResetPageRevokesTokens: a reset through the page ends every session
 // and revokes every API token, and says so.
 func TestResetPageRevokesTokens(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	var tok struct{ Token string }
 	if err := s.Client.Call(ctx, "tokens.create", map[string]string{"name": "script"}, &tok); err != nil {
@@ -107,6 +110,7 @@ func TestResetPageRevokesTokens(t *testing.T) {
 // world-readable file and one owned by another user are all refused, and
 // the password stays.
 func TestResetPageRefusesHandMadeFiles(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	path := filepath.Join(s.Dir, "murlog.reset")
 	good, _ := resetFile(t, s)

@@ -30,6 +30,7 @@ func listing(t *testing.T, dir string) []string {
 // never through a path with control characters. Each refusal names the
 // field, is in the page's language and writes nothing.
 func TestStep1RefusesHostilePlaces(t *testing.T) {
+	t.Parallel()
 	s := testsite.Start(t, testsite.Options{Bare: true})
 	home, _ := os.UserHomeDir()
 	os.Mkdir(filepath.Join(s.Dir, "shared"), 0o777)
@@ -94,6 +95,7 @@ func errorsOf(body string) string {
 // at the media folder (a dangling link) and at the database (a file that is
 // not a database). Everything it created is gone again.
 func TestStep1LeavesNothingBehind(t *testing.T) {
+	t.Parallel()
 	s := testsite.Start(t, testsite.Options{Bare: true})
 	os.Symlink(filepath.Join(s.Dir, "nowhere", "media"), filepath.Join(s.Dir, "medialink"))
 	before := listing(t, s.Dir)
@@ -128,6 +130,7 @@ func TestStep1LeavesNothingBehind(t *testing.T) {
 // is still 0700 and the media folder, which Apache serves, 0755; under
 // murlog's own umask (077) the media folder is still 0755.
 func TestStep1Modes(t *testing.T) {
+	t.Parallel()
 	for _, mask := range []int{0o022, 0o077} {
 		old := syscall.Umask(mask)
 		s := testsite.Start(t, testsite.Options{Bare: true})

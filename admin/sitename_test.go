@@ -15,6 +15,7 @@ import (
 // persona's public-site setting, written with the persona; the language
 // the wizard was shown in becomes the site's language.
 func TestStep2SiteName(t *testing.T) {
+	t.Parallel()
 	s := testsite.Start(t, testsite.Options{Bare: true})
 	submit(t, s, "/admin/setup/server", step1(s.Dir))
 	for _, lang := range []string{"en", "ja"} {
@@ -65,6 +66,7 @@ func TestStep2SiteName(t *testing.T) {
 // TestStep2WithoutSiteName: the field is optional and no settings row is
 // made for it (the persona reads as the defaults).
 func TestStep2WithoutSiteName(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	s.App.Store().View(ctx, func(tx store.Tx) error {
 		id, _ := tx.Personas().PrimaryID()
@@ -79,6 +81,7 @@ func TestStep2WithoutSiteName(t *testing.T) {
 // language, the form comes back with what was typed (not the passwords),
 // and nothing is created.
 func TestStep2SiteNameTooLong(t *testing.T) {
+	t.Parallel()
 	s := testsite.Start(t, testsite.Options{Bare: true})
 	submit(t, s, "/admin/setup/server", step1(s.Dir))
 	long := strings.Repeat("名", 51)

@@ -27,6 +27,7 @@ type siteInfo struct {
 // own: a note of note_chars characters is accepted and one more refused,
 // and so for every limit that can be tried through the API.
 func TestSiteInfo(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	var anon siteInfo
 	raw := map[string]any{}
@@ -128,6 +129,7 @@ type previewResult struct {
 // (line breaks normalised, code points), with its kind's limit; a text
 // over the limit is still previewed; only the owner may ask.
 func TestPostsPreview(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	preview := func(params map[string]any) previewResult {
 		t.Helper()

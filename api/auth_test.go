@@ -13,6 +13,7 @@ import (
 )
 
 func TestOwnerMethodsNeedCredentials(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	anon := s.NewClient()
 	anon.FetchCSRF(ctx)
@@ -29,6 +30,7 @@ func TestOwnerMethodsNeedCredentials(t *testing.T) {
 }
 
 func TestCSRF(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	// The owner's session cookie without the header: refused, nothing written.
 	status, _, v := rawNoCSRF(t, s, s.Client, `{"jsonrpc":"2.0","method":"posts.create","params":{"content":"csrf"},"id":1}`)
@@ -85,6 +87,7 @@ func rawNoCSRF(t *testing.T, s *testsite.Site, c *client.Client, body string) (i
 }
 
 func TestLoginCookiesAndLogout(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	c := s.NewClient()
 	c.FetchCSRF(ctx)
@@ -126,6 +129,7 @@ func TestLoginCookiesAndLogout(t *testing.T) {
 }
 
 func TestSecureCookiesUnderHTTPS(t *testing.T) {
+	t.Parallel()
 	s := testsite.Start(t, testsite.Options{Env: map[string]string{"MURLOG_SCHEME": "https"}, Bare: true})
 	resp, err := http.Get(s.Server.URL + "/admin/setup/server")
 	if err != nil {
@@ -140,6 +144,7 @@ func TestSecureCookiesUnderHTTPS(t *testing.T) {
 }
 
 func TestWrongPasswordAndLockout(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	c := s.NewClient()
 	c.FetchCSRF(ctx)
@@ -165,6 +170,7 @@ func TestWrongPasswordAndLockout(t *testing.T) {
 }
 
 func TestExpiredSession(t *testing.T) {
+	t.Parallel()
 	// Near real time: the cookie jar judges the cookie's Max-Age by the wall clock.
 	var clock atomic.Pointer[time.Time]
 	now := time.Now()
@@ -186,6 +192,7 @@ func TestExpiredSession(t *testing.T) {
 }
 
 func TestTokensOverRPC(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	var tok struct {
 		ID, Name, Token, Prefix string
@@ -218,6 +225,7 @@ func TestTokensOverRPC(t *testing.T) {
 }
 
 func TestChangePasswordOverRPC(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	err := s.Client.Call(ctx, "auth.change_password", map[string]string{"current_password": "nope", "new_password": "new long password"}, nil)
 	rpcErr(t, "wrong current password", err, -32602, "invalid", 400)
@@ -234,6 +242,7 @@ func TestChangePasswordOverRPC(t *testing.T) {
 }
 
 func TestNoSecretsInLogs(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	var tok struct{ Token string }
 	s.Client.Call(ctx, "tokens.create", map[string]string{"name": "x"}, &tok)

@@ -13,6 +13,7 @@ import (
 // batch share the login limiter: 5 are checked, the other 95 are refused
 // unchecked, and the right password is then refused too.
 func TestChangePasswordGuessBatch(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	var calls []string
 	for i := range 100 {
@@ -42,6 +43,7 @@ func TestChangePasswordGuessBatch(t *testing.T) {
 // (which would outlive its own revocation), revoke them or change the
 // password; the owner's browser session may.
 func TestBearerTokensCannotManageCredentials(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	var tok struct{ ID, Token string }
 	if err := s.Client.Call(ctx, "tokens.create", map[string]string{"name": "script"}, &tok); err != nil {
@@ -86,6 +88,7 @@ func TestBearerTokensCannotManageCredentials(t *testing.T) {
 // TestChangePasswordRevokeTokens: revoke_tokens ends every API token;
 // without it tokens survive. Other sessions end either way.
 func TestChangePasswordRevokeTokens(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	newToken := func() *client.Client {
 		var tok struct{ Token string }

@@ -39,6 +39,7 @@ func (c *siteClock) add(d time.Duration) {
 }
 
 func TestDomainMethods(t *testing.T) {
+	t.Parallel()
 	c := &siteClock{t: time.Now().UTC().Truncate(time.Second)}
 	s := testsite.Start(t, testsite.Options{Now: c.now})
 	breaker := domains.New(s.App.Store())

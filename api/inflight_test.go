@@ -24,6 +24,7 @@ import (
 // while single anonymous calls and the owner's batches still go through;
 // and that a batch whose body is still arriving holds no slot.
 func TestAnonymousBatchesInFlightAreCapped(t *testing.T) {
+	t.Parallel()
 	s := New(Deps{}, slog.New(slog.DiscardHandler))
 	running, release := make(chan struct{}, MaxAnonBatches), make(chan struct{})
 	register(s, "test.block", public, false, func(ctx context.Context, _ *noParams) (any, error) {
@@ -216,6 +217,7 @@ func TestAnonBatchSlotsAreCapped(t *testing.T) {
 // larger than what is left is replaced by an error naming the limit, and
 // every later call gets the same error.
 func TestBudgetRefusesWhatDoesNotFit(t *testing.T) {
+	t.Parallel()
 	b := &budget{Budget: httpd.Budget{Limit: 200}}
 	small := &response{JSONRPC: "2.0", ID: json.RawMessage("1"), Result: "ok"}
 	big := &response{JSONRPC: "2.0", ID: json.RawMessage("2"), Result: strings.Repeat("x", 300)}

@@ -53,6 +53,7 @@ func postAnon(t *testing.T, s *testsite.Site, body string) (int, int64) {
 // the reply stops at the response budget and the rest get an error naming
 // it. The owner's batches are not cut.
 func TestAnonymousAmplificationIsBounded(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	seedLongPosts(t, s, 40)
 

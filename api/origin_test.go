@@ -42,6 +42,7 @@ func rawFrom(t *testing.T, s *testsite.Site, c *client.Client, body string, hdr 
 // and nothing is written; same-origin calls, calls with neither header and
 // bearer-token calls go through.
 func TestForeignOriginIsRefused(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	own := "http://" + s.Domain()
 	create := `{"jsonrpc":"2.0","method":"posts.create","params":{"content":"from somewhere"},"id":1}`

@@ -36,6 +36,7 @@ func primary(t *testing.T, s *testsite.Site) personaResult {
 }
 
 func TestPersonas(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	p := primary(t, s)
 	if p.URL != "http://"+s.Domain()+"/@alice" || p.Acct != "alice@"+s.Domain() || !p.Primary {
@@ -79,6 +80,7 @@ func TestPersonas(t *testing.T) {
 }
 
 func TestSiteSettings(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	var st map[string]any
 	if err := s.Client.Call(ctx, "site.get_settings", nil, &st); err != nil {

@@ -11,6 +11,7 @@ import (
 )
 
 func TestCreateNoteDefaults(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	p := create(t, s.Client, map[string]any{"content": "Hello #murlog <b>world</b> https://example.com/a?b=c"})
 	if p.Kind != "note" || p.Visibility != "public" || p.State != "published" || p.PublishedAt == nil {
@@ -38,6 +39,7 @@ func TestCreateNoteDefaults(t *testing.T) {
 }
 
 func TestCreateArticle(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	p := create(t, s.Client, map[string]any{"kind": "article", "title": "On murlog", "language": "ja",
 		"content": "# Heading\n\nSome *emphasis* and <script>alert(1)</script> [x](javascript:alert(1)) #tag"})
@@ -77,6 +79,7 @@ func TestArticleExcerpt(t *testing.T) {
 }
 
 func TestContentWarningForcesSensitive(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	p := create(t, s.Client, map[string]any{"content": "spoiler", "summary": "CW: film ending", "sensitive": false})
 	if !p.Sensitive || p.Summary != "CW: film ending" {
@@ -94,6 +97,7 @@ func TestContentWarningForcesSensitive(t *testing.T) {
 // TestBadPostInputWritesNothing: every refusal answers -32602 and leaves
 // the ledger as it was.
 func TestBadPostInputWritesNothing(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	keep := create(t, s.Client, map[string]any{"content": "keep me"})
 	for _, tc := range []struct {
@@ -136,6 +140,7 @@ func TestBadPostInputWritesNothing(t *testing.T) {
 }
 
 func TestPublishedAtMeaning(t *testing.T) {
+	t.Parallel()
 	var clock atomic.Pointer[time.Time]
 	now := time.Now().UTC()
 	clock.Store(&now)
@@ -190,6 +195,7 @@ func TestPublishedAtMeaning(t *testing.T) {
 }
 
 func TestPostsCountFollowsPublication(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	posts := func() float64 {
 		var l struct{ Items []map[string]any }
@@ -213,6 +219,7 @@ func TestPostsCountFollowsPublication(t *testing.T) {
 }
 
 func TestPaginationOverRPC(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	for i := 0; i < 45; i++ {
 		create(t, s.Client, map[string]any{"content": "post"})
@@ -250,6 +257,7 @@ func TestPaginationOverRPC(t *testing.T) {
 // IRI); it comes back in the post and anything else is refused naming the
 // field.
 func TestPostsCreateReply(t *testing.T) {
+	t.Parallel()
 	s := testsite.Start(t, testsite.Options{})
 	const parent = "https://remote.example/users/bob/statuses/1"
 	var got map[string]any

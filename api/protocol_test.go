@@ -10,6 +10,7 @@ import (
 )
 
 func TestProtocol(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	c := s.Client
 	big := `{"jsonrpc":"2.0","method":"posts.list","id":1,"params":{"cursor":"` + strings.Repeat("x", 1<<20) + `"}}`
@@ -73,6 +74,7 @@ func TestProtocol(t *testing.T) {
 }
 
 func TestBatchAndNotifications(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	c := s.Client
 	status, _, v := raw(t, s, c, "application/json", `[
@@ -125,6 +127,7 @@ func TestBatchAndNotifications(t *testing.T) {
 }
 
 func TestMethodNotAllowed(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	resp, err := http.Get(s.Server.URL + "/api/mur/v1/rpc")
 	if err != nil {
@@ -137,6 +140,7 @@ func TestMethodNotAllowed(t *testing.T) {
 }
 
 func TestWrongParamTypesNameTheField(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	for _, tc := range []struct {
 		method string

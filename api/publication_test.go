@@ -45,6 +45,7 @@ func getSettings(t *testing.T, s *testsite.Site, params any) settingsResult {
 // TestPublicationDefaults: a persona without a stored row reads as the
 // seed's defaults, extensions as an object, with the installed themes.
 func TestPublicationDefaults(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	pid := primary(t, s).ID
 	var m map[string]any
@@ -75,6 +76,7 @@ func TestPublicationDefaults(t *testing.T) {
 }
 
 func TestPublicationUpdate(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	pid := primary(t, s).ID
 	var r settingsResult
@@ -142,6 +144,7 @@ func TestPublicationUpdate(t *testing.T) {
 // error naming the field where it is in the params, and nothing is written
 // (not even the valid settings beside it).
 func TestPublicationRefused(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	err := s.Client.Call(ctx, "site.update_settings", map[string]any{"language": "ja", "publication": map[string]any{"site_name": "Kept",
 		"extensions": map[string]any{"shareButtons": []string{"x"}, "keep": true}}}, nil)
@@ -210,6 +213,7 @@ func TestPublicationRefused(t *testing.T) {
 }
 
 func TestPublicationOwnerOnly(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	anon := s.NewClient()
 	if err := anon.FetchCSRF(ctx); err != nil {

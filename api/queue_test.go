@@ -21,6 +21,7 @@ type jobResult struct {
 }
 
 func TestQueueMethods(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	reg := s.App.Registry()
 	reg.Handle("test.fail", func(ctx context.Context, j *queue.Job) error { return queue.Permanent(errors.New("gone for good")) }, queue.Policy{})
@@ -90,6 +91,7 @@ func TestQueueMethods(t *testing.T) {
 }
 
 func TestQueueListPages(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	var js []queue.Job
 	for i := 0; i < 45; i++ {

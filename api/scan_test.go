@@ -12,6 +12,7 @@ import (
 
 // TestSchemaCheck checks the exact-name walk on nested params.
 func TestSchemaCheck(t *testing.T) {
+	t.Parallel()
 	sch := schemaOf(reflect.TypeFor[personaUpdateParams]())
 	for raw, want := range map[string]string{
 		`{"id":"x","fields":[{"name":"a","value":"b"}]}`: "",

@@ -25,6 +25,7 @@ func topicJobs(t *testing.T, s *testsite.Site, topic string, state queue.State) 
 // owner or an anonymous reader, until the site's worker runs its
 // post.publish job at its time.
 func TestPostsCountScheduled(t *testing.T) {
+	t.Parallel()
 	var clock atomic.Pointer[time.Time]
 	now := time.Now().UTC()
 	clock.Store(&now)

@@ -56,6 +56,7 @@ func (u uaTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 func TestSessionsListAndRevoke(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	// The site's own sessions: the test client's, and the one the setup
 	// wizard's last step logged in.
@@ -111,6 +112,7 @@ func TestSessionsListAndRevoke(t *testing.T) {
 }
 
 func TestSessionsRevokeOthers(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	before := len(listSessions(t, s.Client)) - 1 // the wizard's, beside the caller's
 	others := []*client.Client{loggedIn(t, s, "A"), loggedIn(t, s, "B"), loggedIn(t, s, "C")}

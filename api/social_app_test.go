@@ -15,6 +15,7 @@ import (
 // its social service, store and resolver (loopback allowed for the test's
 // remote server).
 func TestAppWiresTheSocialAPI(t *testing.T) {
+	t.Parallel()
 	s := testsite.Start(t, testsite.Options{Env: map[string]string{"MURLOG_ALLOW_PRIVATE_NETWORK": "true"}})
 	fedi := newFediServer(t)
 	var a any
@@ -45,6 +46,7 @@ func TestAppWiresTheSocialAPI(t *testing.T) {
 // follower on the loopback server, the post's fan-out and delivery by the
 // worker, and posts.deliveries saying where it went.
 func TestPostsDeliveriesThroughTheApp(t *testing.T) {
+	t.Parallel()
 	s := testsite.Start(t, testsite.Options{Env: map[string]string{"MURLOG_ALLOW_PRIVATE_NETWORK": "true"}})
 	fedi := newFediServer(t)
 	var a, per any

@@ -9,6 +9,7 @@ import (
 )
 
 func TestFollowsLifecycle(t *testing.T) {
+	t.Parallel()
 	e := newSocialEnv(t)
 	bob := e.actor("bob", "remote.example")
 	check := func(want string) {
@@ -56,6 +57,7 @@ func TestFollowsLifecycle(t *testing.T) {
 }
 
 func TestFollowsListPages(t *testing.T) {
+	t.Parallel()
 	e := newSocialEnv(t)
 	for _, u := range []string{"a", "b", "c"} {
 		e.call("follows.create", map[string]any{"actor_id": e.actor(u, "remote.example").ID}, nil)
@@ -88,6 +90,7 @@ func TestFollowsListPages(t *testing.T) {
 }
 
 func TestFollowersApproveRejectRemove(t *testing.T) {
+	t.Parallel()
 	e := newSocialEnv(t)
 	var per any
 	e.call("personas.update", map[string]any{"id": e.alice.ID, "locked": true}, &per)
@@ -128,6 +131,7 @@ func TestFollowersApproveRejectRemove(t *testing.T) {
 }
 
 func TestBlocksAndDomainBlocks(t *testing.T) {
+	t.Parallel()
 	e := newSocialEnv(t)
 	bob := e.actor("bob", "remote.example")
 	eve := e.actor("eve", "spam.example")

@@ -37,6 +37,7 @@ func (e *socialEnv) followed(a *murlog.RemoteActor) {
 }
 
 func TestTimelineHomeThreadsAndNotifications(t *testing.T) {
+	t.Parallel()
 	e := newSocialEnv(t)
 	bob := e.actor("bob", "remote.example")
 	e.followed(bob)
@@ -139,6 +140,7 @@ func TestTimelineHomeThreadsAndNotifications(t *testing.T) {
 }
 
 func TestPinsDeliveriesAndPrimaryPersona(t *testing.T) {
+	t.Parallel()
 	e := newSocialEnv(t)
 	pub := create(t, e.owner, map[string]any{"content": "pin me"})
 	draft := create(t, e.owner, map[string]any{"content": "not yet", "published_at": nil})

@@ -18,6 +18,7 @@ var socialMethods = []string{
 }
 
 func TestSocialMethodsAreTheOwners(t *testing.T) {
+	t.Parallel()
 	e := newSocialEnv(t)
 	bob := e.actor("bob", "remote.example")
 	params := map[string]any{"id": bob.ID, "actor_id": bob.ID, "q": "bob@remote.example", "domain": "remote.example"}
@@ -33,6 +34,7 @@ func TestSocialMethodsAreTheOwners(t *testing.T) {
 }
 
 func TestSocialMethodsRefuseBadParams(t *testing.T) {
+	t.Parallel()
 	e := newSocialEnv(t)
 	bob := e.actor("bob", "remote.example")
 	for _, tc := range []struct {
@@ -90,6 +92,7 @@ func TestSocialMethodsRefuseBadParams(t *testing.T) {
 }
 
 func TestSocialMethodsNotFound(t *testing.T) {
+	t.Parallel()
 	e := newSocialEnv(t)
 	nobody := murlog.NewID()
 	for _, tc := range []struct {

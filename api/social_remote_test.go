@@ -8,6 +8,7 @@ import (
 )
 
 func TestActorsLookupFetchesAndCaches(t *testing.T) {
+	t.Parallel()
 	e := newSocialEnv(t)
 	var a any
 	e.call("actors.lookup", map[string]any{"q": "@bob@" + e.fedi.host}, &a)
@@ -46,6 +47,7 @@ func TestActorsLookupFetchesAndCaches(t *testing.T) {
 }
 
 func TestActorsOutboxPagesAndFollowCollections(t *testing.T) {
+	t.Parallel()
 	e := newSocialEnv(t)
 	var a any
 	e.call("actors.lookup", map[string]any{"q": "bob@" + e.fedi.host}, &a)
@@ -94,6 +96,7 @@ func TestActorsOutboxPagesAndFollowCollections(t *testing.T) {
 }
 
 func TestBrokenRemoteDocumentsAreUnavailable(t *testing.T) {
+	t.Parallel()
 	e := newSocialEnv(t)
 	var a any
 	e.call("actors.lookup", map[string]any{"q": "mallory@" + e.fedi.host}, &a)
@@ -113,6 +116,7 @@ func TestBrokenRemoteDocumentsAreUnavailable(t *testing.T) {
 }
 
 func TestFavouritesAndReblogsByURIAndID(t *testing.T) {
+	t.Parallel()
 	e := newSocialEnv(t)
 	var a any
 	e.call("actors.lookup", map[string]any{"q": "bob@" + e.fedi.host}, &a)
@@ -161,6 +165,7 @@ func TestFavouritesAndReblogsByURIAndID(t *testing.T) {
 }
 
 func TestRemoteMethodsWithoutFederation(t *testing.T) {
+	t.Parallel()
 	e := startSocialEnv(t, false)
 	a := e.actor("carol", "remote.example")
 	for m, p := range map[string]map[string]any{

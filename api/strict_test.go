@@ -11,6 +11,7 @@ import (
 // silently (the last of duplicated keys, keys in another case) is refused
 // with a message saying what is wrong, and nothing is written.
 func TestStrictJSON(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	pid := primary(t, s).ID
 	deep := `{"jsonrpc":"2.0","method":"posts.list","params":{"a":` + strings.Repeat("[", 40) + strings.Repeat("]", 40) + `},"id":1}`

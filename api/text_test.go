@@ -12,6 +12,7 @@ import (
 // controls are refused with a message naming the field, in every method
 // that stores text, and nothing is written.
 func TestTextIsChecked(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	pid := primary(t, s).ID
 	call := func(method, params string) string {

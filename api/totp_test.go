@@ -84,6 +84,7 @@ func codeErr(t *testing.T, what string, err error, msg string) {
 }
 
 func TestTOTPSetupAndVerify(t *testing.T) {
+	t.Parallel()
 	s, c := totpSite(t)
 	var st totpStatus
 	if err := s.Client.Call(ctx, "totp.status", nil, &st); err != nil || st != (totpStatus{}) {
@@ -170,6 +171,7 @@ func checkQR(t *testing.T, uri string) {
 }
 
 func TestLoginWithTOTPOverRPC(t *testing.T) {
+	t.Parallel()
 	s, c := totpSite(t)
 	secret, codes := enrolOverRPC(t, s, c)
 	pw := testsite.Password
@@ -214,6 +216,7 @@ func TestLoginWithTOTPOverRPC(t *testing.T) {
 // TestTOTPCodesCountInTheLoginLimit: five wrong codes with the right
 // password lock the address out like five wrong passwords.
 func TestTOTPCodesCountInTheLoginLimit(t *testing.T) {
+	t.Parallel()
 	s, c := totpSite(t)
 	secret, _ := enrolOverRPC(t, s, c)
 	cl := s.NewClient()
@@ -227,6 +230,7 @@ func TestTOTPCodesCountInTheLoginLimit(t *testing.T) {
 }
 
 func TestTOTPBadInput(t *testing.T) {
+	t.Parallel()
 	s, _ := totpSite(t)
 	var setup totpSetup
 	if err := s.Client.Call(ctx, "totp.setup", map[string]string{"password": testsite.Password}, &setup); err != nil {
@@ -271,6 +275,7 @@ func TestTOTPBadInput(t *testing.T) {
 }
 
 func TestTOTPDisableOverRPC(t *testing.T) {
+	t.Parallel()
 	s, c := totpSite(t)
 	secret, codes := enrolOverRPC(t, s, c)
 	dis := func(pw, code string) error {
@@ -317,6 +322,7 @@ func TestTOTPDisableOverRPC(t *testing.T) {
 // methods refuse bearer tokens, and with a session they need the CSRF
 // header.
 func TestTOTPSessionOnlyAndCSRF(t *testing.T) {
+	t.Parallel()
 	s, _ := totpSite(t)
 	var tok struct{ Token string }
 	if err := s.Client.Call(ctx, "tokens.create", map[string]string{"name": "script"}, &tok); err != nil {
@@ -360,6 +366,7 @@ func TestTOTPSessionOnlyAndCSRF(t *testing.T) {
 // TestNoTOTPSecretsInLogs: the secret and the recovery codes never reach
 // a log line, whatever was tried with them.
 func TestNoTOTPSecretsInLogs(t *testing.T) {
+	t.Parallel()
 	s, c := totpSite(t)
 	secret, codes := enrolOverRPC(t, s, c)
 	login(t, s, map[string]any{"password": testsite.Password, "totp_code": codes[0]})
@@ -380,6 +387,7 @@ func TestNoTOTPSecretsInLogs(t *testing.T) {
 // TestSiteInfoSaysTOTPIsOn: site.info's totp_enabled follows the
 // enrolment, for the owner only.
 func TestSiteInfoSaysTOTPIsOn(t *testing.T) {
+	t.Parallel()
 	s, c := totpSite(t)
 	enrolOverRPC(t, s, c)
 	var info struct {
@@ -395,6 +403,7 @@ func TestSiteInfoSaysTOTPIsOn(t *testing.T) {
 // missing or wrong password is refused at its field and nothing is
 // pending; wrong ones count in the login limit.
 func TestTOTPSetupNeedsThePassword(t *testing.T) {
+	t.Parallel()
 	s, _ := totpSite(t)
 	for _, params := range []any{nil, map[string]string{"password": ""}, map[string]string{"password": "wrong password"}} {
 		ce := rpcErr(t, fmt.Sprintf("totp.setup %v", params), s.Client.Call(ctx, "totp.setup", params, nil), -32602, "invalid", 400)

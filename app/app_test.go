@@ -26,6 +26,7 @@ var ctx = context.Background()
 // TestServeRunsTheWorker: murlog serve runs jobs in-process, woken at
 // once by an enqueue, and stops with nothing left running.
 func TestServeRunsTheWorker(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	ran := make(chan time.Time, 10)
 	s.App.Registry().Handle("test.serve", func(context.Context, *queue.Job) error { ran <- time.Now(); return nil }, queue.Policy{})
@@ -64,6 +65,7 @@ func TestServeRunsTheWorker(t *testing.T) {
 // TestTraceFollowsTheJob: a request's trace id is in its log line, in the
 // traceparent of the job it enqueued, and in the job's log lines.
 func TestTraceFollowsTheJob(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	s.App.Registry().Handle("test.traced", func(context.Context, *queue.Job) error { return nil }, queue.Policy{})
 	reqLog := &testsite.SyncBuffer{}
@@ -103,6 +105,7 @@ func TestTraceFollowsTheJob(t *testing.T) {
 }
 
 func TestMetricsEndpoint(t *testing.T) {
+	t.Parallel()
 	const token = "metrics-token-0123456789"
 	s := testsite.Start(t, testsite.Options{Env: map[string]string{"MURLOG_METRICS_TOKEN": token}})
 	reg := s.App.Registry()
@@ -175,6 +178,7 @@ func TestMetricsEndpoint(t *testing.T) {
 // write transaction lands in the embedded queue, and `murlog worker
 // --once` relays it to the secondary and runs it there.
 func TestQueueMigrationWiring(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"MURLOG_QUEUE_DUAL_WRITE": "sqlite:./data/next.db", "MURLOG_QUEUE_READ_FROM": "secondary"}
 	s := testsite.Start(t, testsite.Options{Env: env})
 	j := queue.NewJob("queue.noop", []byte(`{}`))

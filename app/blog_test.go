@@ -19,6 +19,7 @@ import (
 // the root is the primary persona's site; other HTML requests get the
 // themed 404 and API clients a JSON 404.
 func TestProfileURLsAreNegotiated(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	get := func(path, accept string) (*http.Response, string) {
 		t.Helper()
@@ -75,6 +76,7 @@ func TestProfileURLsAreNegotiated(t *testing.T) {
 // of the templates it parsed in data/cache/templates, and the next one
 // renders the same page from them.
 func TestCGIKeepsParsedTemplates(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	dir := filepath.Join(s.Dir, "data", "cache", "templates")
 	page := func() string {

@@ -16,6 +16,7 @@ import (
 // environment) stops murlog with a message saying so, before anything is
 // opened or written.
 func TestPostgresIsNotInThisBuild(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, ini string
 		env       map[string]string
@@ -45,6 +46,7 @@ func TestPostgresIsNotInThisBuild(t *testing.T) {
 // outside the adapters themselves and tests, only app/engine.go imports a
 // store adapter; cmd/murlog in particular names none.
 func TestOnlyTheEngineNamesAStoreAdapter(t *testing.T) {
+	t.Parallel()
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)

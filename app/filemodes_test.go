@@ -16,6 +16,7 @@ import (
 // a log line for what was changed, and a warning for the ini, which the
 // owner may have opened on purpose.
 func TestStartFixesAnOldInstallsModes(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	s.App.Close()
 	data := filepath.Join(s.Dir, "data")
@@ -40,6 +41,7 @@ func TestStartFixesAnOldInstallsModes(t *testing.T) {
 // TestStartLeavesADocumentRootDataDir: a data_dir that holds murlog.ini
 // (under CGI, the document root Apache serves) is reported, not closed.
 func TestStartLeavesADocumentRootDataDir(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	s.App.Close()
 	os.WriteFile(filepath.Join(s.Dir, "murlog.ini"), []byte("data_dir = .\nmedia_path = ./media\n"), 0o600)

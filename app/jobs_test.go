@@ -17,6 +17,7 @@ import (
 // starts no worker while one holds the lock (it will get to them), so a
 // busy site does not start a process per request only for it to yield.
 func TestNoSpawnWhileAWorkerRuns(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.Mkdir(filepath.Join(dir, "data"), 0o700)
 	ini := filepath.Join(dir, config.FileName)

@@ -21,6 +21,7 @@ import (
 // one stderr, are one JSON shape — slog's time, level and msg at the top —
 // and job lines keep the seed's fields as attributes.
 func TestOneLogShape(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.Mkdir(filepath.Join(dir, "data"), 0o700)
 	ini := filepath.Join(dir, config.FileName)

@@ -39,6 +39,7 @@ func request(t *testing.T, s *testsite.Site, method, path string, hdr ...string)
 // reset page's addresses keep working, and nothing beside web_dir (such
 // as murlog.ini) is reachable by a dot segment.
 func TestOwnerAppRoutes(t *testing.T) {
+	t.Parallel()
 	web := filepath.Join(t.TempDir(), "dist")
 	if err := os.MkdirAll(filepath.Join(web, "assets"), 0o755); err != nil {
 		t.Fatal(err)
@@ -95,6 +96,7 @@ func TestOwnerAppRoutes(t *testing.T) {
 // fresh site (nothing built) /my/ is the 503 page naming make web and the
 // folder; before setup it is the wizard, like every other page.
 func TestOwnerAppNotBuiltAndBeforeSetup(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	res, body := request(t, s, "GET", "/my/")
 	if want := filepath.Join(s.Dir, "web", "dist"); res.StatusCode != 503 || !strings.Contains(body, "<code>make web</code>") || !strings.Contains(body, want) {
@@ -117,6 +119,7 @@ func TestOwnerAppNotBuiltAndBeforeSetup(t *testing.T) {
 // asked for, never stored, framable by the site's own pages; 404 for a
 // theme that does not exist.
 func TestThemePreview(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	ctx := context.Background()
 	var made struct{ ID string }

@@ -91,6 +91,7 @@ func serveBare(t *testing.T) (*app.App, string, *testsite.SyncBuffer, string) {
 // token is) anyone but a direct local request without it, including a
 // local reverse proxy, and works for someone with it.
 func TestSetupTokenInServeMode(t *testing.T) {
+	t.Parallel()
 	a, addr, out, dir := serveBare(t)
 	m := regexp.MustCompile(`http://` + regexp.QuoteMeta(addr) + `/admin/setup/server\?token=([A-Za-z0-9_-]{32})`).FindStringSubmatch(out.String())
 	if m == nil {
@@ -173,6 +174,7 @@ func TestSetupTokenInServeMode(t *testing.T) {
 // the same machine, no proxy) stays one click; the hidden field works for
 // a browser that refuses the cookie.
 func TestSetupTokenNotNeededLocally(t *testing.T) {
+	t.Parallel()
 	a, addr, out, _ := serveBare(t)
 	resp, err := http.Get("http://" + addr + "/admin/setup/server")
 	if err != nil {
@@ -198,6 +200,7 @@ func TestSetupTokenNotNeededLocally(t *testing.T) {
 // TestNoSetupTokenUnderCGI: CGI installs keep today's flow (an app not
 // started by Serve asks no token, from anywhere).
 func TestNoSetupTokenUnderCGI(t *testing.T) {
+	t.Parallel()
 	s := testsite.Start(t, testsite.Options{Bare: true})
 	b := &browser{t: t, a: s.App, remote: "203.0.113.9:40000", cookies: map[string]*http.Cookie{}}
 	if rec := b.do("GET", "/admin/setup/server", nil); rec.Code != 200 {

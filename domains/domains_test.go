@@ -35,6 +35,7 @@ func open(t *testing.T, c *clock) (*domains.Service, *sqlite.DB) {
 }
 
 func TestNormalize(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"example.com", "example.com"},
 		{"Example.COM", "example.com"},
@@ -89,6 +90,7 @@ func TestNormalize(t *testing.T) {
 }
 
 func TestFromURL(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"https://Mastodon.Example/inbox", "mastodon.example"},
 		{"https://a.example:443/users/x/inbox", "a.example"},
@@ -114,6 +116,7 @@ func TestFromURL(t *testing.T) {
 // a domain dead for an hour after the last one; a success or a reset
 // brings it back at once.
 func TestRule(t *testing.T) {
+	t.Parallel()
 	c := &clock{t: time.Date(2026, 4, 10, 12, 0, 0, 0, time.UTC)}
 	s, _ := open(t, c)
 	fail := func(domain string, n int) {
@@ -189,6 +192,7 @@ func TestRule(t *testing.T) {
 }
 
 func TestSuccessAndReset(t *testing.T) {
+	t.Parallel()
 	c := &clock{t: time.Date(2026, 4, 10, 12, 0, 0, 0, time.UTC)}
 	s, _ := open(t, c)
 	if err := s.Success(ctx, "healthy.example"); err != nil {
@@ -215,6 +219,7 @@ func TestSuccessAndReset(t *testing.T) {
 // TestInvalidDomains checks that every method refuses what Normalize
 // refuses, before touching the store.
 func TestInvalidDomains(t *testing.T) {
+	t.Parallel()
 	c := &clock{t: time.Date(2026, 4, 10, 12, 0, 0, 0, time.UTC)}
 	s, _ := open(t, c)
 	calls := map[string]func(string) error{

@@ -39,6 +39,7 @@ func encode(t *testing.T, v any) map[string]any {
 }
 
 func TestPostActivities(t *testing.T) {
+	t.Parallel()
 	p, post := bpersona(), bpost(murlog.VisibilityDirect)
 	o := federation.PostOptions{Mentions: []federation.Mention{{Href: "https://r.example/users/bob", Name: "@bob@r.example"}}, InReplyTo: "https://r.example/notes/1"}
 	c := encode(t, federation.CreateActivity(bsite, p, post, o))
@@ -73,6 +74,7 @@ func TestPostActivities(t *testing.T) {
 }
 
 func TestSocialActivities(t *testing.T) {
+	t.Parallel()
 	p := bpersona()
 	actor := bsite.ActorURL("alice")
 	remote := "https://r.example/users/bob"

@@ -16,6 +16,7 @@ import (
 )
 
 func TestWebFinger(t *testing.T) {
+	t.Parallel()
 	s, _ := site(t)
 	base, dom := s.Server.URL, s.Domain()
 	actor := base + "/@alice"
@@ -69,6 +70,7 @@ func TestWebFinger(t *testing.T) {
 }
 
 func TestHostMetaAndNodeInfo(t *testing.T) {
+	t.Parallel()
 	s, clk := site(t)
 	base := s.Server.URL
 	tmpl := base + "/.well-known/webfinger?resource={uri}"
@@ -154,6 +156,7 @@ func TestHostMetaAndNodeInfo(t *testing.T) {
 }
 
 func TestActorNegotiation(t *testing.T) {
+	t.Parallel()
 	s, _ := site(t)
 	base := s.Server.URL
 	for _, c := range []struct {
@@ -196,6 +199,7 @@ func TestActorNegotiation(t *testing.T) {
 }
 
 func TestActorDocument(t *testing.T) {
+	t.Parallel()
 	s, _ := site(t)
 	base := s.Server.URL
 	pid := personaID(t, s)
@@ -272,6 +276,7 @@ func TestActorDocument(t *testing.T) {
 // TestActorCacheTTL: a change made behind the app's back (another
 // process) shows once the TTL has passed, not before.
 func TestActorCacheTTL(t *testing.T) {
+	t.Parallel()
 	s, clk := site(t)
 	base := s.Server.URL
 	get(t, base, "/@alice", apAccept)
@@ -286,6 +291,7 @@ func TestActorCacheTTL(t *testing.T) {
 }
 
 func TestNotesAndVisibility(t *testing.T) {
+	t.Parallel()
 	s, _ := site(t)
 	base := s.Server.URL
 	actor := base + "/@alice"
@@ -398,6 +404,7 @@ func assertAddressed(t *testing.T, what string, n map[string]any, to, cc []strin
 }
 
 func TestOutboxPaging(t *testing.T) {
+	t.Parallel()
 	s, clk := site(t)
 	base := s.Server.URL
 	outbox := base + "/@alice/outbox"
@@ -437,6 +444,7 @@ func TestOutboxPaging(t *testing.T) {
 }
 
 func TestFollowCollections(t *testing.T) {
+	t.Parallel()
 	s, _ := site(t)
 	base := s.Server.URL
 	pid := personaID(t, s)
@@ -466,6 +474,7 @@ func TestFollowCollections(t *testing.T) {
 }
 
 func TestAuthorizedFetch(t *testing.T) {
+	t.Parallel()
 	s, clk := site(t)
 	base := s.Server.URL
 	pub := createPost(t, s, nil)
@@ -506,6 +515,7 @@ func TestAuthorizedFetch(t *testing.T) {
 // TestBeforeSetup: a site without a complete setup answers nothing
 // federated (the guard's 503).
 func TestBeforeSetup(t *testing.T) {
+	t.Parallel()
 	s := testsiteBare(t)
 	for _, p := range []string{"/.well-known/webfinger?resource=acct:alice@x", "/@alice", "/nodeinfo/2.0"} {
 		if r := get(t, s, p, apAccept); r.status != http.StatusServiceUnavailable {
@@ -519,6 +529,7 @@ func TestBeforeSetup(t *testing.T) {
 // effect in the served JSON at once (the API's change invalidates the
 // cached documents).
 func TestOwnerSettingsReachTheDocuments(t *testing.T) {
+	t.Parallel()
 	s, _ := site(t)
 	base := s.Server.URL
 	pub := createPost(t, s, nil)

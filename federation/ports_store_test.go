@@ -14,6 +14,7 @@ import (
 // TestCollectionsFromTheStore reads the followers collection and the
 // follower-only checks through the app's real ports over SQLite.
 func TestCollectionsFromTheStore(t *testing.T) {
+	t.Parallel()
 	s, _ := site(t)
 	st := s.App.Store()
 	var personaID string
@@ -75,6 +76,7 @@ func TestCollectionsFromTheStore(t *testing.T) {
 // mentioned actors as the delivered one does (a Mention tag each, and cc
 // for a public post), so a server that fetches it sees the same document.
 func TestServedNoteCarriesItsMentions(t *testing.T) {
+	t.Parallel()
 	s, _ := site(t)
 	pub := createPost(t, s, map[string]any{"content": "hi @bob@r.example"})
 	const bob = "https://r.example/users/bob"
@@ -101,6 +103,7 @@ func TestServedNoteCarriesItsMentions(t *testing.T) {
 // as a Note (Mastodon shows an Article as its title and a link); the
 // note opens with the title. A note cannot ask for it.
 func TestArticleFederatedAsNote(t *testing.T) {
+	t.Parallel()
 	s, _ := site(t)
 	art := createPost(t, s, map[string]any{"kind": "article", "title": "Tea & cake", "content": "Short *and* sweet."})
 	n := get(t, s.Server.URL, "/@alice/"+art.ID, apAccept).json(t)

@@ -93,6 +93,7 @@ func portSite(t *testing.T, d federation.Deps) (*testsite.Site, string, *federat
 }
 
 func TestTombstone(t *testing.T) {
+	t.Parallel()
 	deleted := murlog.NewID()
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	s, base, _ := portSite(t, federation.Deps{Tombstones: tombstones{deleted: at}})
@@ -107,6 +108,7 @@ func TestTombstone(t *testing.T) {
 }
 
 func TestFollowersOnlyPost(t *testing.T) {
+	t.Parallel()
 	const follower, stranger = "https://remote.example/users/f", "https://remote.example/users/s"
 	s, base, _ := portSite(t, federation.Deps{Requester: signatures{}, FollowerCheck: &follows{followers: []string{follower}}})
 	p := createPost(t, s, map[string]any{"visibility": "followers"})
@@ -128,6 +130,7 @@ func TestFollowersOnlyPost(t *testing.T) {
 }
 
 func TestSignedAuthorizedFetch(t *testing.T) {
+	t.Parallel()
 	s, base, h := portSite(t, federation.Deps{Requester: signatures{}})
 	setSetting(t, s, federation.SettingAuthorizedFetch, "1")
 	h.Invalidate()
@@ -147,6 +150,7 @@ func TestSignedAuthorizedFetch(t *testing.T) {
 }
 
 func TestFollowersPaging(t *testing.T) {
+	t.Parallel()
 	f := &follows{}
 	for i := 0; i < federation.PageSize+3; i++ {
 		f.followers = append(f.followers, "https://r"+string(rune('a'+i))+".example/users/u")
@@ -177,6 +181,7 @@ func TestFollowersPaging(t *testing.T) {
 }
 
 func TestFeatured(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	a := createPost(t, s, map[string]any{"content": "pinned one"})
 	b := createPost(t, s, map[string]any{"content": "pinned draft", "published_at": nil})
@@ -197,6 +202,7 @@ func TestFeatured(t *testing.T) {
 
 // TestOneShotSkipsTheCache: under CGI each request reads the database.
 func TestOneShotSkipsTheCache(t *testing.T) {
+	t.Parallel()
 	s, base, _ := portSite(t, federation.Deps{OneShot: true})
 	get(t, base, "/@alice", apAccept)
 	rename(t, s, "Fresh")
@@ -216,6 +222,7 @@ func (c *countingRequester) Requester(*http.Request) (string, error) {
 // TestNoVerificationForPublicDocuments: with authorized fetch off a
 // signed GET of a public document costs no signature check.
 func TestNoVerificationForPublicDocuments(t *testing.T) {
+	t.Parallel()
 	req := &countingRequester{}
 	s, base, _ := portSite(t, federation.Deps{Requester: req})
 	pub := createPost(t, s, nil)

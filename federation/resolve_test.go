@@ -90,6 +90,7 @@ func newResolver(t *testing.T, s *testsite.Site) *federation.Resolver {
 }
 
 func TestResolveByHandleSanitisesAndCaches(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	f := newFediServer(t)
 	rv := newResolver(t, s)
@@ -129,6 +130,7 @@ func TestResolveByHandleSanitisesAndCaches(t *testing.T) {
 }
 
 func TestResolveProfilePageAndObjects(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	f := newFediServer(t)
 	rv := newResolver(t, s)
@@ -146,6 +148,7 @@ func TestResolveProfilePageAndObjects(t *testing.T) {
 }
 
 func TestResolveRefusesActorsClaimingAnotherHost(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	f := newFediServer(t)
 	f.idHost = "victim.example"
@@ -170,6 +173,7 @@ func TestResolveRefusesActorsClaimingAnotherHost(t *testing.T) {
 // persona's key; not the WebFinger lookup, which is public by design and
 // which Mastodon does not sign either.
 func TestFetchesAreSignedWebFingerIsNot(t *testing.T) {
+	t.Parallel()
 	s := testsite.New(t)
 	f := newFediServer(t)
 	rv := newResolver(t, s)

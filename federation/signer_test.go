@@ -22,6 +22,7 @@ func testPersona(t *testing.T) *murlog.Persona {
 }
 
 func TestKeysSignBothSchemes(t *testing.T) {
+	t.Parallel()
 	site := murlog.Site{Scheme: "https", Domain: "a.example"}
 	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	p := testPersona(t)
@@ -65,6 +66,7 @@ func TestKeysSignBothSchemes(t *testing.T) {
 }
 
 func TestKeysParseOncePerPEM(t *testing.T) {
+	t.Parallel()
 	k := NewKeys(murlog.Site{Scheme: "https", Domain: "a.example"}, nil)
 	p := testPersona(t)
 	a, err := k.private(p)

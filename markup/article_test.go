@@ -7,6 +7,7 @@ import (
 )
 
 func TestArticleHTML(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		in      string
@@ -98,6 +99,7 @@ func TestArticleHTML(t *testing.T) {
 }
 
 func TestArticleEmpty(t *testing.T) {
+	t.Parallel()
 	r := testRenderer()
 	for _, in := range []string{"", " ", "\n\r\n\t"} {
 		if got := r.Article(in); !reflect.DeepEqual(got, Result{}) {
@@ -107,6 +109,7 @@ func TestArticleEmpty(t *testing.T) {
 }
 
 func TestArticleTagsAndMentions(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		in       string
@@ -170,6 +173,7 @@ func TestArticleTagsAndMentions(t *testing.T) {
 }
 
 func TestSanitize(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in, want string
 	}{
@@ -195,6 +199,7 @@ func TestSanitize(t *testing.T) {
 }
 
 func TestSlug(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"Hello World", "hello-world"},
 		{"  Hello   *World*  ", "hello-world"},

@@ -10,6 +10,7 @@ import (
 )
 
 func TestPlainText(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, in, want string }{
 		{"empty", "", ""},
 		{"paragraphs", "<p>one</p><p>two</p>", "one two"},
@@ -37,6 +38,7 @@ func TestPlainText(t *testing.T) {
 }
 
 func TestPlainTextOfRenderedArticle(t *testing.T) {
+	t.Parallel()
 	res := testRenderer().Article("# Heading\n\nSome *text* with a [link](https://example.com/) and #tag.\n\n- one\n- two\n")
 	if got, want := PlainText(res.HTML), "Heading Some text with a link and #tag. one two"; got != want {
 		t.Errorf("PlainText(%q) = %q; want %q", res.HTML, got, want)
@@ -44,6 +46,7 @@ func TestPlainTextOfRenderedArticle(t *testing.T) {
 }
 
 func TestExcerpt(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("word ", 40) // 200 characters
 	tests := []struct {
 		name string
@@ -72,6 +75,7 @@ func TestExcerpt(t *testing.T) {
 }
 
 func TestExcerptLength(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{
 		strings.Repeat("あ", 500), strings.Repeat("ab. ", 200), strings.Repeat("x", 1000),
 		strings.Repeat("日本語、", 100), strings.Repeat("🍣 ", 300),
@@ -93,6 +97,7 @@ func TestExcerptLength(t *testing.T) {
 }
 
 func TestFirstImage(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, in, want string }{
 		{"none", "<p>text</p>", ""},
 		{"first of two", `<p><img src="/media/a.png" alt="a"><img src="https://x.test/b.png"></p>`, "/media/a.png"},
@@ -113,6 +118,7 @@ func TestFirstImage(t *testing.T) {
 }
 
 func TestFirstImageOfRenderedArticle(t *testing.T) {
+	t.Parallel()
 	res := testRenderer().Article("Intro\n\n![cat](https://example.com/cat.png)\n\n![dog](https://example.com/dog.jpg)\n")
 	if got := FirstImage(res.HTML); got != "https://example.com/cat.png" {
 		t.Errorf("FirstImage(%q) = %q; want https://example.com/cat.png", res.HTML, got)
@@ -120,6 +126,7 @@ func TestFirstImageOfRenderedArticle(t *testing.T) {
 }
 
 func TestKWIC(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name       string
 		text       string
@@ -174,6 +181,7 @@ func TestKWIC(t *testing.T) {
 // (plus the ellipsis), every line is text of the input and every Match
 // starts with a term.
 func TestKWICWidth(t *testing.T) {
+	t.Parallel()
 	text := strings.Repeat("日本語のテキストとEnglish text、", 30)
 	for _, width := range []int{0, 1, 5, 12} {
 		hits := KWIC(text, []string{"テキスト", "ENGLISH"}, width, 100)
@@ -227,6 +235,7 @@ func FuzzKWIC(f *testing.F) {
 // TestPlainTextPrefix: the prefix is exactly the start of PlainText, for
 // every length, and stops reading once it has it.
 func TestPlainTextPrefix(t *testing.T) {
+	t.Parallel()
 	for _, html := range []string{
 		"<p>今日は <b>東京</b>で</p><p>ご飯を  食べた。</p><script>x()</script><p>end</p>",
 		"<h2>Title</h2>\n<p>one two&amp;three</p><ul><li>a</li><li>b</li></ul>",
@@ -245,6 +254,7 @@ func TestPlainTextPrefix(t *testing.T) {
 // TestExcerptTextOfExcerpts: text that is already collapsed and short
 // enough comes back as it is, and anything else is still collapsed.
 func TestExcerptTextOfExcerpts(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ in, want string }{
 		{"", ""}, {"abc", "abc"}, {"a b c", "a b c"}, {"今日は 東京", "今日は 東京"},
 		{" a", "a"}, {"a ", "a"}, {"a  b", "a b"}, {"a\tb", "a b"}, {"a\u3000b", "a b"}, {"a\nb", "a b"},
@@ -295,6 +305,7 @@ func FuzzExcerptText(f *testing.F) {
 // lines of the whole (limited) text, whatever the text, terms, width and
 // number of lines.
 func TestKWICOf(t *testing.T) {
+	t.Parallel()
 	rnd := rand.New(rand.NewPCG(15, 7))
 	words := []string{"tea", "Tea", "green", "日本茶", "の", "話", " ", " ", "。", "xx", "x", "ab", "abab", "İ", "🍣"}
 	for i := range 400 {

@@ -92,6 +92,7 @@ var gfmCases = []struct {
 
 // TestArticleGFM checks Article against gfmCases.
 func TestArticleGFM(t *testing.T) {
+	t.Parallel()
 	r := testRenderer()
 	for _, tt := range gfmCases {
 		t.Run(tt.name, func(t *testing.T) {
@@ -108,6 +109,7 @@ func TestArticleGFM(t *testing.T) {
 // plug-ins produce is allowed markup: sanitizing Article output again may
 // rewrite link attributes but must not remove any element.
 func TestArticleOutputIsSanitizerStable(t *testing.T) {
+	t.Parallel()
 	in := benchArticle + "\n\n<details open><summary>s</summary>b</details>\n\n![i](https://img.example/i.png)"
 	got := testRenderer().Article(in).HTML
 	if again := sanitized(got); strings.Count(again, "<") != strings.Count(got, "<") {

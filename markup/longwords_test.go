@@ -9,6 +9,7 @@ import (
 )
 
 func TestBreakLongWords(t *testing.T) {
+	t.Parallel()
 	const long = "https://example.com/a/very/long/path?x=1&amp;y=2#top"
 	for _, tc := range []struct{ name, in, want string }{
 		{"an address shown as a link's text", `<p>see <a href="` + long + `" rel="nofollow">` + long + `</a> now</p>`,

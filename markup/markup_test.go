@@ -31,6 +31,7 @@ func urlHTML(u string) string {
 }
 
 func TestNoteHTML(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in, want string
 	}{
@@ -147,6 +148,7 @@ func TestNoteHTML(t *testing.T) {
 }
 
 func TestNoteTagsAndMentions(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		in       string
@@ -179,12 +181,14 @@ func TestNoteTagsAndMentions(t *testing.T) {
 }
 
 func TestMentionAcct(t *testing.T) {
+	t.Parallel()
 	if got, want := (Mention{User: "alice", Host: "example.com"}).Acct(), "alice@example.com"; got != want {
 		t.Errorf("Acct(): got %q; want %q", got, want)
 	}
 }
 
 func TestDefaultOptions(t *testing.T) {
+	t.Parallel()
 	r := New(Options{})
 	got := r.Note("#日本 @bob@example.com").HTML
 	for _, want := range []string{
@@ -198,6 +202,7 @@ func TestDefaultOptions(t *testing.T) {
 }
 
 func TestLinkURLsAreEscaped(t *testing.T) {
+	t.Parallel()
 	// Options are trusted, but their output still must not break out of
 	// the attribute.
 	r := New(Options{
@@ -213,6 +218,7 @@ func TestLinkURLsAreEscaped(t *testing.T) {
 }
 
 func TestZeroRenderer(t *testing.T) {
+	t.Parallel()
 	var r Renderer
 	got := r.Note("#go").HTML
 	want := `<p><a href="/tags/go" class="mention hashtag" rel="tag">#<span>go</span></a></p>`
@@ -225,6 +231,7 @@ func TestZeroRenderer(t *testing.T) {
 }
 
 func TestConcurrentUse(t *testing.T) {
+	t.Parallel()
 	// One Renderer serves every request in a long-running server; lazy
 	// initialisation must be race-free (run with -race).
 	r := testRenderer()

@@ -54,6 +54,7 @@ var remoteHostile = []struct{ name, in, want string }{
 }
 
 func TestRemotePolicy(t *testing.T) {
+	t.Parallel()
 	for _, tt := range remoteHostile {
 		got := Sanitize(tt.in, RemotePolicy())
 		if got != tt.want {
@@ -179,6 +180,7 @@ func ugcKeeps(ugc *bluemonday.Policy, kept map[string]bool, el, key, val string)
 // TestUGCOracle makes sure the fuzzer's oracle can say no: UGCPolicy
 // refuses what RemotePolicy must never emit.
 func TestUGCOracle(t *testing.T) {
+	t.Parallel()
 	ugc, kept := bluemonday.UGCPolicy(), map[string]bool{}
 	for _, tt := range []struct {
 		el, key, val string

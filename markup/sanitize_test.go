@@ -147,6 +147,7 @@ var xssVectors = []struct {
 }
 
 func TestSanitizeXSS(t *testing.T) {
+	t.Parallel()
 	for _, tt := range xssVectors {
 		t.Run(tt.name, func(t *testing.T) {
 			got := Sanitize(tt.in, ArticlePolicy())
@@ -269,6 +270,7 @@ func FuzzSanitize(f *testing.F) {
 // elements, tables, ruby, lists, headings, foreign content, raw text), which
 // byte-level fuzzing reaches only slowly.
 func TestSanitizeTagSoup(t *testing.T) {
+	t.Parallel()
 	tags := []string{
 		"p", "div", "h1", "h2", "li", "ul", "ol", "b", "i", "em", "s", "code", "span", "sup",
 		"u", "font", "nobr", "big", "button", "marquee", "applet", "object", "custom-x", "form", "dl", "dd", "dt",
@@ -314,6 +316,7 @@ func sanitized(s string) string {
 }
 
 func TestSanitizeTooDeep(t *testing.T) {
+	t.Parallel()
 	// The HTML parser refuses more than 512 open elements; the sanitizer
 	// then fails closed, and Article falls back to a plain-text note.
 	deep := strings.Repeat("<div>", 600) + "<script>alert(1)</script>x"
@@ -336,6 +339,7 @@ func TestSanitizeTooDeep(t *testing.T) {
 // user-content- prefix and links inside the article follow it, so a post
 // cannot name an element after a global of the theme's or SPA's scripts.
 func TestArticleIDsArePrefixed(t *testing.T) {
+	t.Parallel()
 	in := "## config\n\n## はじめに\n\nSee [config](#config), [intro](#はじめに) and [elsewhere](/p#config).[^1]\n\n" +
 		`<h3 id="location">raw</h3>` + "\n\n[^1]: A note."
 	got := testRenderer().Article(in).HTML
@@ -375,6 +379,7 @@ func TestArticleIDsArePrefixed(t *testing.T) {
 // TestSanitizePolicy checks that a Policy value, not code, decides ids,
 // classes and images, as a stricter policy for remote HTML will.
 func TestSanitizePolicy(t *testing.T) {
+	t.Parallel()
 	in := `<h2 id="x">h</h2><a href="#x" class="mention">m</a><code class="language-go">c</code><img src="https://e.example/a.png" alt="a">`
 	for _, tc := range []struct {
 		name string
@@ -396,6 +401,7 @@ func TestSanitizePolicy(t *testing.T) {
 // TestBareHashIsNoIDLink: a link to "#" names no id, so it never becomes
 // a dead "#user-content-" (an empty URL is dropped, keeping the text).
 func TestBareHashIsNoIDLink(t *testing.T) {
+	t.Parallel()
 	in := `<a href="#">top</a>`
 	if got := Sanitize(in, ArticlePolicy()); strings.Contains(got, IDPrefix+`"`) || !strings.Contains(got, "top") {
 		t.Errorf("Sanitize(%q) = %q; want the text, and no link to an empty id", in, got)
@@ -406,6 +412,7 @@ func TestBareHashIsNoIDLink(t *testing.T) {
 // characters, written raw or as character references. (&#x85; is not one:
 // HTML maps it to U+2026 as windows-1252 would.)
 func TestSanitizeStripsControls(t *testing.T) {
+	t.Parallel()
 	in := "<p>a\x07b&#27;[2Jc\u0085d\x7fe</p>"
 	if got, want := Sanitize(in, ArticlePolicy()), "<p>ab[2Jcde</p>"; got != want {
 		t.Errorf("Sanitize(%q) = %q; want %q", in, got, want)

@@ -13,6 +13,7 @@ import (
 // theme sets them sideways); one or two digits between Japanese text, and
 // "!?" after it, become full-width (upright).
 func TestVerticalText(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"", ""},
 		{"日本語だけ。", "日本語だけ。"},
@@ -38,6 +39,7 @@ func TestVerticalText(t *testing.T) {
 }
 
 func TestVertical(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, in, want string }{
 		{"latin kept, digit pair upright", `<p>今日はGo 1.24を試した。12月3日。</p>`, `<p>今日はGo 1.24を試した。<span class="tcy">12</span>月３日。</p>`},
 		{"href unchanged", `<p>見て <a href="https://example.com/a?b=1&amp;c=2" rel="nofollow">example.com</a></p>`,

@@ -13,6 +13,7 @@ import (
 // an article its first image, as stored, from creation and after each
 // edit of the content; a note has no image.
 func TestExcerptAndImageKept(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	body := "## 見出し\n\n" + strings.Repeat("長い本文です。 ", 60) + "\n\n![猫](https://img.example/cat.png)\n"
 	a, err := e.posts.Create(ctx, post.CreateInput{PersonaID: e.persona, Kind: murlog.KindArticle, Title: "T", Content: body})

@@ -162,6 +162,7 @@ func keys(m map[string]*queue.Info) []string {
 // moves the job, unscheduling or deleting it takes the job back, and a
 // post published now counts at once with no job.
 func TestScheduledPublication(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	t0 := e.clock.Now()
 	in1h := t0.Add(time.Hour)
@@ -248,6 +249,7 @@ func TestScheduledPublication(t *testing.T) {
 // worker): unscheduling or deleting it must not take one off a counter
 // that never included it, and moving it must count it exactly once.
 func TestScheduledPastDueUnrun(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	t0 := e.clock.Now()
 	e.create(post.CreateInput{}) // one published post: posts_count 1
@@ -280,6 +282,7 @@ func TestScheduledPastDueUnrun(t *testing.T) {
 // TestPublishJobID: one schedule is one id, another time another id, and
 // the id sorts by when the job is due.
 func TestPublishJobID(t *testing.T) {
+	t.Parallel()
 	id := murlog.NewID()
 	t1 := time.Date(2026, 5, 1, 9, 0, 0, 123456789, time.UTC)
 	t2 := t1.Add(time.Millisecond)
@@ -334,6 +337,7 @@ func (r retrying) Update(ctx context.Context, fn func(store.Tx) error) error {
 // Store.Update contract: fn may run twice, so it must keep nothing of a
 // rolled-back run. Counts and jobs come out as with one run.
 func TestWritesSurviveARetriedTransaction(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.posts = post.New(retrying{e.db}, murlog.Site{Scheme: "https", Domain: "example.com"})
 	a := e.create(post.CreateInput{Content: "now"})

@@ -35,6 +35,7 @@ func (l *lookups) ResolveMention(_ context.Context, user, host string) (string, 
 // a plain link; a mention of this site is not looked up; at most
 // MaxMentionLookups lookups per post; an edit of other fields keeps them.
 func TestMentionsResolvedAtPostTime(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	l := &lookups{known: map[string]bool{"bob@remote.example": true}}
 	e.posts.WithMentions(l)

@@ -11,6 +11,7 @@ import (
 // TestExtensionsValid: what the seed allows is accepted, stored in its
 // canonical compact form with unknown keys and key order kept.
 func TestExtensionsValid(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, stored string }{
 		{`{}`, `{}`},
 		{"  {\n}\n", `{}`},
@@ -57,6 +58,7 @@ func TestExtensionsValid(t *testing.T) {
 
 // TestExtensionsInvalid: each refusal names the field it is about.
 func TestExtensionsInvalid(t *testing.T) {
+	t.Parallel()
 	long := `{"k":"` + strings.Repeat("a", MaxExtensions-7) + `"}` // 4,097 characters
 	fits := `{"k":"` + strings.Repeat("あ", MaxExtensions-8) + `"` + strings.Repeat(" ", 100) + `}`
 	if _, _, err := checkExtensions([]byte(fits)); err != nil {
@@ -125,6 +127,7 @@ func TestExtensionsInvalid(t *testing.T) {
 }
 
 func TestThemeNames(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		s  string
 		ok bool

@@ -67,6 +67,7 @@ func ptr[T any](v T) *T { return &v }
 func raw(s string) *json.RawMessage { r := json.RawMessage(s); return &r }
 
 func TestGetDefaults(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	for _, id := range []string{"", e.primary, e.other} {
 		c, ext, err := e.svc.Get(ctx, id)
@@ -94,6 +95,7 @@ func TestGetDefaults(t *testing.T) {
 }
 
 func TestUpdate(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c, ext, err := e.svc.Update(ctx, "", siteconfig.Update{SiteName: ptr("  My <b>site</b>  "), Introduction: ptr("line 1\r\nline 2"),
 		DesignTheme: ptr("dark"), ShowPagination: ptr(false), SideRecent: ptr(1000000), SidePopular: ptr(-3),
@@ -133,6 +135,7 @@ func TestUpdate(t *testing.T) {
 // TestUpdateRefused: every refused field names itself, and nothing is
 // written, neither that field nor the valid ones beside it.
 func TestUpdateRefused(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	if _, _, err := e.svc.Update(ctx, "", siteconfig.Update{SiteName: ptr("kept"), Extensions: raw(`{"comments":{"mode":"open"}}`)}); err != nil {
 		t.Fatal(err)
@@ -184,6 +187,7 @@ func TestUpdateRefused(t *testing.T) {
 // validates (written by an older version or by hand) reads as "{}" with
 // an error, and the rest of the row is still read.
 func TestLoadRefusesStoredExtensions(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	bad := `{"shareButtons":["x","x"]}`
 	e.db.Update(ctx, func(tx store.Tx) error {
@@ -216,6 +220,7 @@ func TestLoadRefusesStoredExtensions(t *testing.T) {
 }
 
 func TestThemes(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	if got := e.svc.Themes(); strings.Join(got, ",") != "dark,default" {
 		t.Errorf("Themes = %v", got)

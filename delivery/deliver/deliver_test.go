@@ -26,6 +26,7 @@ const public = "https://www.w3.org/ns/activitystreams#Public"
 // every POST is a signed Create, and the Deliveries rows say delivered.
 // Enqueueing the same fan-out again adds no job.
 func TestFanoutOnePerSharedInbox(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.followers(3, 10, true, "s") // 3 servers × 10 followers, shared inboxes
 	e.followers(1, 5, false, "p") // 5 followers on one server without one
@@ -68,6 +69,7 @@ func TestFanoutOnePerSharedInbox(t *testing.T) {
 // TestFanoutSkipsDeadDomains: a server the breaker holds dead gets no
 // job, and its inbox is recorded as skipped.
 func TestFanoutSkipsDeadDomains(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	hosts := e.followers(3, 2, true, "h")
 	dead := hosts[1] + ":" + e.sink.port
@@ -91,6 +93,7 @@ func TestFanoutSkipsDeadDomains(t *testing.T) {
 // actor's own inbox — not its server's shared inbox, not the followers —
 // addressed to it, and its link is the actor's real profile page.
 func TestDirectPostOnlyMentioned(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.followers(2, 2, true, "f")
 	bob := e.actor("bob", "m000.test", true)
@@ -115,6 +118,7 @@ func TestDirectPostOnlyMentioned(t *testing.T) {
 // reaches a server with a shared inbox once; an actor without one gets
 // its own copy.
 func TestOneDeliveryPerServer(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ann := e.actor("ann", "s000.test", true) // follows
 	e.follower(ann)
@@ -163,6 +167,7 @@ func TestOneDeliveryPerServer(t *testing.T) {
 // followers and the mentioned actor (who does not follow), addressed to
 // the followers collection with the mention in cc and Public nowhere.
 func TestFollowersOnlyAddressing(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.followers(2, 1, true, "f")
 	carol := e.actor("carol", "m001.test", true)
@@ -190,6 +195,7 @@ func TestFollowersOnlyAddressing(t *testing.T) {
 // TestScheduledPostDeliversAfterPublish: a scheduled post is not
 // delivered when it is written, only once its post.publish job ran.
 func TestScheduledPostDeliversAfterPublish(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.followers(1, 1, true, "f")
 	at := e.clock.Now().Add(time.Hour)
@@ -210,6 +216,7 @@ func TestScheduledPostDeliversAfterPublish(t *testing.T) {
 // object carries updated (Mastodon ignores one without), with an id of
 // its own.
 func TestEditSendsUpdate(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.followers(2, 1, true, "f")
 	p := e.publish(post.CreateInput{})
@@ -241,6 +248,7 @@ func TestEditSendsUpdate(t *testing.T) {
 // Tombstone and sends a Delete to the followers and to the mentioned
 // actor the Create reached.
 func TestDeleteSendsDeleteAndTombstone(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.followers(2, 1, true, "f")
 	dan := e.actor("dan", "m002.test", true)
@@ -279,6 +287,7 @@ func TestDeleteSendsDeleteAndTombstone(t *testing.T) {
 // to every follower's shared inbox; an edit of nothing federated sends
 // nothing.
 func TestPersonaUpdateSendsUpdatePerson(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.followers(3, 2, true, "f")
 	name := "Alice A."
@@ -310,6 +319,7 @@ func TestPersonaUpdateSendsUpdatePerson(t *testing.T) {
 // TestUndoCarriesOriginalID: the Undo of a follow embeds the Follow with
 // the id the Follow went out with.
 func TestUndoCarriesOriginalID(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	erin := e.actor("erin", "r000.test", true)
 	f, err := e.social.Follow(ctx, e.persona.ID, erin.ID)
@@ -335,6 +345,7 @@ func TestUndoCarriesOriginalID(t *testing.T) {
 // retry), records the failure with its error, and does not count against
 // the server in the breaker (it answered).
 func TestGoneIsPermanent(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a := e.actor("gone", "g000.test", false)
 	e.follower(a)
@@ -356,6 +367,7 @@ func TestGoneIsPermanent(t *testing.T) {
 // TestBreakerCountsFailures: a 503 is retried later and counts against
 // the server; a later success clears it.
 func TestBreakerCountsFailures(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.followers(1, 1, true, "b")
 	e.sink.setStatus("/inbox", http.StatusServiceUnavailable)
@@ -397,6 +409,7 @@ func TestBreakerCountsFailures(t *testing.T) {
 // TestRetryAfterIsHonoured: a 429 with Retry-After: 600 is retried after
 // ten minutes, not after the policy's 30 s.
 func TestRetryAfterIsHonoured(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.followers(1, 1, true, "b")
 	e.sink.setStatus("/inbox", http.StatusTooManyRequests)
@@ -421,6 +434,7 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 // TestReplyReachesParentAuthor: a reply goes to the parent's author even
 // when the author does not follow, and names the parent in inReplyTo.
 func TestReplyReachesParentAuthor(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.followers(1, 1, true, "f")
 	frank := e.actor("frank", "q000.test", true)
@@ -444,6 +458,7 @@ func TestReplyReachesParentAuthor(t *testing.T) {
 // embeds the Announce with its original id. A like goes to the author
 // alone.
 func TestBoostAndUndo(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.followers(2, 3, true, "f")
 	gina := e.actor("gina", "q001.test", false)
@@ -487,6 +502,7 @@ func TestBoostAndUndo(t *testing.T) {
 // public post grants nobody automatic quote approval (FEP-044f), as the
 // served document does.
 func TestQuotePolicyFollowsSettings(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.followers(1, 1, true, "f")
 	off := false
@@ -510,6 +526,7 @@ func TestQuotePolicyFollowsSettings(t *testing.T) {
 // a send_follow whose follow was withdrawn before they ran end without a
 // POST and without an error.
 func TestGoneTargetsSendNothing(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a := e.actor("hal", "z000.test", true)
 	e.update(func(tx store.Tx) error {
@@ -537,6 +554,7 @@ func TestGoneTargetsSendNothing(t *testing.T) {
 // the one-recipient ones with DeliveryPolicy (30 s first retry), the
 // fan-outs with FanoutPolicy.
 func TestRegisterEveryTopic(t *testing.T) {
+	t.Parallel()
 	r := worker.NewRegistry()
 	deliver.Register(r, deliver.Deps{})
 	fanouts := map[string]bool{delivery.TopicDeliverPost: true, delivery.TopicDeliverDelete: true, delivery.TopicUpdateActor: true,
@@ -566,6 +584,7 @@ func TestRegisterEveryTopic(t *testing.T) {
 // Deleted on the servers it reached, without a Tombstone (it still
 // exists, unpublished).
 func TestUnpublishSendsDelete(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.followers(2, 1, true, "f")
 	p := e.publish(post.CreateInput{})

@@ -11,6 +11,7 @@ import (
 // overlap them, before, between and after, with every page size: each
 // inbox comes once, in order.
 func TestMerged(t *testing.T) {
+	t.Parallel()
 	base := []string{"https://b/inbox", "https://d/inbox", "https://f/inbox", "https://h/inbox"}
 	extras := []string{"https://h/inbox", "https://a/inbox", "", "https://d/inbox", "https://z/inbox", "https://e/inbox", "https://a/inbox"}
 	want := []string{"https://a/inbox", "https://b/inbox", "https://d/inbox", "https://e/inbox", "https://f/inbox", "https://h/inbox", "https://z/inbox"}
