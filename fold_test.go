@@ -10,6 +10,7 @@ import (
 // held before (each cache slot is shared by runes 64 apart), and Fold is
 // strings.Map(unicode.ToLower).
 func TestFolder(t *testing.T) {
+	t.Parallel()
 	var f Folder
 	for r := rune(0); r <= 0x2ffff; r++ {
 		for _, q := range []rune{r, r ^ 64, r} {

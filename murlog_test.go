@@ -9,6 +9,7 @@ import (
 )
 
 func TestPublicAt(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 4, 10, 12, 0, 0, 0, time.UTC)
 	at := func(d time.Duration) *time.Time { x := now.Add(d); return &x }
 	for _, tc := range []struct {
@@ -38,6 +39,7 @@ func TestPublicAt(t *testing.T) {
 }
 
 func TestSiteURLs(t *testing.T) {
+	t.Parallel()
 	s := Site{Scheme: "https", Domain: "example.com"}
 	for _, tc := range []struct{ got, want string }{
 		{s.PersonaURL("alice"), "https://example.com/@alice"},
@@ -53,6 +55,7 @@ func TestSiteURLs(t *testing.T) {
 }
 
 func TestIDs(t *testing.T) {
+	t.Parallel()
 	a, b := NewID(), NewID()
 	if !ValidID(a) || a >= b || a[14] != '7' {
 		t.Errorf("NewID = %q then %q; want increasing UUIDv7 strings", a, b)
@@ -65,6 +68,7 @@ func TestIDs(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
+	t.Parallel()
 	cause := errors.New("disk on fire")
 	wrapped := fmt.Errorf("saving: %w", Internal(cause))
 	if ErrorCode(wrapped) != EInternal || ErrorMessage(wrapped) != "internal error" || !errors.Is(wrapped, cause) {
@@ -83,6 +87,7 @@ func TestErrors(t *testing.T) {
 }
 
 func TestValidLanguage(t *testing.T) {
+	t.Parallel()
 	for tag, ok := range map[string]bool{"ja": true, "en-US": true, "zh-Hant-TW": true, "": false, "j": false, "123": false, "en_US": false} {
 		if ValidLanguage(tag) != ok {
 			t.Errorf("ValidLanguage(%q) = %v; want %v", tag, !ok, ok)

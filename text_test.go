@@ -8,6 +8,7 @@ import (
 )
 
 func TestCheckText(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in, want string
 		bad      string // part of the message; "" for accepted
@@ -35,6 +36,7 @@ func TestCheckText(t *testing.T) {
 }
 
 func TestCheckName(t *testing.T) {
+	t.Parallel()
 	for in, bad := range map[string]string{
 		"Alice":                 "",
 		"アリス 🌸":                 "",

@@ -8,6 +8,7 @@ import (
 )
 
 func TestAddressing(t *testing.T) {
+	t.Parallel()
 	const f = "https://blog.example/@owner/followers"
 	m := []string{"https://a.example/users/x", "https://b.example/users/y", "https://a.example/users/x"}
 	xy := []string{"https://a.example/users/x", "https://b.example/users/y"}
@@ -46,6 +47,7 @@ func TestAddressing(t *testing.T) {
 }
 
 func TestHostOfAndSameOrigin(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ in, want string }{
 		{"https://Mastodon.Example/users/a", "mastodon.example"},
 		{"https://a.example:443/x", "a.example"},

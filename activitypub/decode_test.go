@@ -42,6 +42,7 @@ func objs(n int, typ string) []any {
 }
 
 func TestDecodeBadInput(t *testing.T) {
+	t.Parallel()
 	deep := strings.Repeat(`{"type":"Note","object":`, MaxDepth) + `"https://a.example/x"` + strings.Repeat("}", MaxDepth)
 	deep = `{"id":"https://a.example/a","type":"Create","object":` + deep + "}"
 	contentMap := map[string]any{}
@@ -98,6 +99,7 @@ func TestDecodeBadInput(t *testing.T) {
 // A remote actor with a 10 MB summary is refused by the body cap before
 // any JSON is decoded.
 func TestDecodeHugeSummaryActor(t *testing.T) {
+	t.Parallel()
 	body := []byte(`{"id":"https://a.example/u","type":"Person","summary":"` + strings.Repeat("A", 10<<20) + `"}`)
 	if _, err := Decode(body); murlog.ErrorCode(err) != murlog.EInvalid || !strings.Contains(err.Error(), "MaxBody") {
 		t.Fatalf("Decode(10 MB summary) = %v; want EInvalid naming MaxBody", err)
@@ -106,6 +108,7 @@ func TestDecodeHugeSummaryActor(t *testing.T) {
 
 // Exactly at every cap is accepted: the caps refuse only what exceeds them.
 func TestDecodeAtCaps(t *testing.T) {
+	t.Parallel()
 	body := note(t, map[string]any{
 		"content": strings.Repeat("a", MaxContent), "summary": strings.Repeat("b", MaxContent),
 		"tag": objs(MaxTags, "Mention"), "attachment": objs(MaxAttachments, "Document"),
@@ -122,6 +125,7 @@ func TestDecodeAtCaps(t *testing.T) {
 
 // The loose shapes remote servers send decode to the same values.
 func TestDecodeLooseShapes(t *testing.T) {
+	t.Parallel()
 	body := `{"@context":"https://www.w3.org/ns/activitystreams","id":"https://a.example/n","type":["Note"],
 	  "attributedTo":[{"id":"https://a.example/u","type":"Person"}],
 	  "to":"https://www.w3.org/ns/activitystreams#Public","cc":[{"id":"https://a.example/u/followers"}],
@@ -150,6 +154,7 @@ func TestDecodeLooseShapes(t *testing.T) {
 }
 
 func TestKeyByIDForms(t *testing.T) {
+	t.Parallel()
 	o := &Object{ID: "https://a.example/u", PublicKey: []PublicKey{{ID: "https://a.example/u#main-key", Owner: "https://a.example/u", PublicKeyPem: "PEM"}}}
 	for _, tt := range []struct {
 		keyID string

@@ -176,6 +176,7 @@ var fixtures = map[string]want{
 }
 
 func TestFixtures(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("testdata/*/*.json")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no fixtures: %v", err)
@@ -283,6 +284,7 @@ func wantAltTexts(want ...string) func(t *testing.T, o *Object) {
 }
 
 func TestAltTextPrefersSummary(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		a    Attachment
 		want string
@@ -301,6 +303,7 @@ func TestAltTextPrefersSummary(t *testing.T) {
 // An Article titled in nameMap only (as murlog sends one) is read with
 // that title.
 func TestNameMapTitle(t *testing.T) {
+	t.Parallel()
 	o, err := Decode([]byte(`{"id":"https://a.example/p/1","type":"Article","nameMap":{"ja":"題","en":"Title"},"content":"<p>x</p>"}`))
 	if err != nil || o.Name != "Title" {
 		t.Errorf("Decode = %+v, %v; want the name of the first language, Title", o, err)

@@ -3,6 +3,7 @@ package activitypub
 import "testing"
 
 func TestAccepts(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		accept string
 		want   bool
@@ -63,6 +64,7 @@ func TestAccepts(t *testing.T) {
 }
 
 func TestIsActivityContentType(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		ct   string
 		want bool

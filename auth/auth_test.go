@@ -50,6 +50,7 @@ func newService(t *testing.T) (*auth.Service, *sqlite.DB, *clock) {
 }
 
 func TestPasswordHash(t *testing.T) {
+	t.Parallel()
 	h, err := auth.HashPassword("pässwörd")
 	if err != nil {
 		t.Fatal(err)
@@ -75,6 +76,7 @@ func TestPasswordHash(t *testing.T) {
 }
 
 func TestValidatePassword(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		pw string
 		ok bool
@@ -86,6 +88,7 @@ func TestValidatePassword(t *testing.T) {
 }
 
 func TestLoginAndSession(t *testing.T) {
+	t.Parallel()
 	s, _, c := newService(t)
 	secret, sess, err := s.Login(ctx, auth.LoginInput{Password: "correct horse", ClientKey: "1.2.3.4", UserAgent: "test"})
 	if err != nil {
@@ -120,6 +123,7 @@ func TestLoginAndSession(t *testing.T) {
 }
 
 func TestLogout(t *testing.T) {
+	t.Parallel()
 	s, _, _ := newService(t)
 	secret, sess, _ := s.Login(ctx, auth.LoginInput{Password: "correct horse", ClientKey: "k"})
 	if err := s.Logout(ctx, sess.TokenHash); err != nil {
@@ -131,6 +135,7 @@ func TestLogout(t *testing.T) {
 }
 
 func TestLoginRateLimit(t *testing.T) {
+	t.Parallel()
 	s, _, c := newService(t)
 	login := func(pw, key string) error {
 		_, _, err := s.Login(ctx, auth.LoginInput{Password: pw, ClientKey: key})
@@ -163,6 +168,7 @@ func TestLoginRateLimit(t *testing.T) {
 }
 
 func TestParallelGuessesCannotSlipPastTheLimit(t *testing.T) {
+	t.Parallel()
 	s, _, _ := newService(t)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -186,6 +192,7 @@ func TestParallelGuessesCannotSlipPastTheLimit(t *testing.T) {
 }
 
 func TestTokens(t *testing.T) {
+	t.Parallel()
 	s, _, _ := newService(t)
 	secret, tok, err := s.CreateToken(ctx, "  deploy script  ")
 	if err != nil {
@@ -227,6 +234,7 @@ func TestTokens(t *testing.T) {
 }
 
 func TestChangePassword(t *testing.T) {
+	t.Parallel()
 	s, _, _ := newService(t)
 	mine, me, _ := s.Login(ctx, auth.LoginInput{Password: "correct horse", ClientKey: "a"})
 	other, _, _ := s.Login(ctx, auth.LoginInput{Password: "correct horse", ClientKey: "b"})
@@ -255,6 +263,7 @@ func TestChangePassword(t *testing.T) {
 }
 
 func TestResetPassword(t *testing.T) {
+	t.Parallel()
 	s, db, c := newService(t)
 	path := filepath.Join(t.TempDir(), "murlog.reset")
 	old, _, _ := s.Login(ctx, auth.LoginInput{Password: "correct horse", ClientKey: "a"})
@@ -309,6 +318,7 @@ func TestResetPassword(t *testing.T) {
 }
 
 func TestResetSecretGuessesAreRateLimited(t *testing.T) {
+	t.Parallel()
 	s, _, c := newService(t)
 	path := filepath.Join(t.TempDir(), "murlog.reset")
 	auth.WriteResetFile(path, c.now())
@@ -322,6 +332,7 @@ func TestResetSecretGuessesAreRateLimited(t *testing.T) {
 }
 
 func TestLoginPrunesStaleAttempts(t *testing.T) {
+	t.Parallel()
 	s, db, c := newService(t)
 	s.Login(ctx, auth.LoginInput{Password: "wrong", ClientKey: "old.client"})
 	c.add(time.Hour)

@@ -26,6 +26,7 @@ func counting(s *auth.Service) (hashes, checks *atomic.Int32) {
 }
 
 func TestChangePasswordGuessesAreLimited(t *testing.T) {
+	t.Parallel()
 	s, _, _ := newService(t)
 	_, me, _ := s.Login(ctx, auth.LoginInput{Password: "correct horse", ClientKey: "thief"})
 	hashes, checks := counting(s)
@@ -58,6 +59,7 @@ func TestChangePasswordGuessesAreLimited(t *testing.T) {
 }
 
 func TestChangePasswordRevokesTokensOnRequest(t *testing.T) {
+	t.Parallel()
 	s, _, _ := newService(t)
 	keep, _, _ := s.CreateToken(ctx, "kept")
 	n, err := s.ChangePassword(ctx, auth.ChangePasswordInput{Current: "correct horse", Next: "second password", ClientKey: "a"})
@@ -78,6 +80,7 @@ func TestChangePasswordRevokesTokensOnRequest(t *testing.T) {
 }
 
 func TestResetRevokesEveryToken(t *testing.T) {
+	t.Parallel()
 	s, _, c := newService(t)
 	tok, _, _ := s.CreateToken(ctx, "script")
 	path := filepath.Join(t.TempDir(), "murlog.reset")
@@ -91,6 +94,7 @@ func TestResetRevokesEveryToken(t *testing.T) {
 }
 
 func TestLockedResetHashesNothing(t *testing.T) {
+	t.Parallel()
 	s, _, c := newService(t)
 	path := filepath.Join(t.TempDir(), "murlog.reset")
 	secret, _ := auth.WriteResetFile(path, c.now())
@@ -114,6 +118,7 @@ func TestLockedResetHashesNothing(t *testing.T) {
 // reset` writes, in a private file of the right owner, dated within the
 // hour by both its content and its mtime. Each refusal changes nothing.
 func TestHandMadeResetFilesAreRefused(t *testing.T) {
+	t.Parallel()
 	good := strings.Repeat("A", 42) + "w" // 43 base64url characters, 32 bytes
 	stamp := func(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 	for _, tc := range []struct {
@@ -210,6 +215,7 @@ func TestHandMadeResetFilesAreRefused(t *testing.T) {
 // TestResetFileWrittenByResetIsAccepted: the strict reader still takes
 // what WriteResetFile writes, with the ini's owner as reference.
 func TestResetFileWrittenByResetIsAccepted(t *testing.T) {
+	t.Parallel()
 	s, _, c := newService(t)
 	dir := t.TempDir()
 	ini := filepath.Join(dir, "murlog.ini")
@@ -230,6 +236,7 @@ func TestResetFileWrittenByResetIsAccepted(t *testing.T) {
 // argon2 checks at once; one that finds no slot within HashWait is refused
 // as unavailable with a Retry-After, without running a check.
 func TestPasswordChecksAreBoundedPerProcess(t *testing.T) {
+	t.Parallel()
 	s, _, _ := newService(t)
 	s.HashWait = 50 * time.Millisecond
 	entered, release := make(chan struct{}, auth.MaxConcurrentHashes), make(chan struct{})

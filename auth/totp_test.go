@@ -15,6 +15,7 @@ var rfcSecret = []byte("12345678901234567890")
 // Appendix B, and that the 6-digit codes murlog uses are their last six
 // digits (RFC 4226's truncation keeps the low decimal digits).
 func TestTOTPRFC6238Vectors(t *testing.T) {
+	t.Parallel()
 	secret := base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(rfcSecret)
 	for _, tc := range []struct {
 		unix int64
@@ -53,6 +54,7 @@ func TestTOTPRFC6238Vectors(t *testing.T) {
 // are accepted, two steps away are not, and after a code is accepted no
 // code of that step or an earlier one is.
 func TestTOTPWindow(t *testing.T) {
+	t.Parallel()
 	now := time.Unix(1111111111, 0).UTC() // step 0x23523ED
 	cur := TOTPStep(now)
 	code := func(step int64) string { return hotp(rfcSecret, uint64(step), TOTPDigits) }
@@ -92,6 +94,7 @@ func TestTOTPWindow(t *testing.T) {
 }
 
 func TestNewTOTPSecret(t *testing.T) {
+	t.Parallel()
 	seen := map[string]bool{}
 	for range 20 {
 		s := NewTOTPSecret()

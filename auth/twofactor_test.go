@@ -48,6 +48,7 @@ func wantField(t *testing.T, what string, err error, c murlog.Code, field, msg s
 }
 
 func TestTOTPSetupTakesEffectOnlyWhenVerified(t *testing.T) {
+	t.Parallel()
 	s, _, c := newService(t)
 	setup, err := s.SetupTOTP(ctx, auth.SetupTOTPInput{Account: "alice@blog.example", Password: "correct horse", ClientKey: "k"})
 	if err != nil {
@@ -106,6 +107,7 @@ func verify(s *auth.Service, code string) error {
 }
 
 func TestLoginWithTOTP(t *testing.T) {
+	t.Parallel()
 	s, _, c := newService(t)
 	secret, _ := enrol(t, s, c)
 	login := func(pw, code string) error {
@@ -140,6 +142,7 @@ func TestLoginWithTOTP(t *testing.T) {
 }
 
 func TestLoginWithRecoveryCode(t *testing.T) {
+	t.Parallel()
 	s, _, c := newService(t)
 	_, codes := enrol(t, s, c)
 	in := auth.LoginInput{Password: "correct horse", TOTPCode: strings.ToUpper(strings.Replace(codes[3], "-", "", 1)), ClientKey: "k"}
@@ -173,6 +176,7 @@ func TestLoginWithRecoveryCode(t *testing.T) {
 // codes lock the address like five wrong passwords, and the right code is
 // then refused too.
 func TestFailedCodesCountInTheLoginLimit(t *testing.T) {
+	t.Parallel()
 	s, _, c := newService(t)
 	secret, _ := enrol(t, s, c)
 	_, checks := counting(s)
@@ -195,6 +199,7 @@ func TestFailedCodesCountInTheLoginLimit(t *testing.T) {
 
 // TestOneCodeOneSession: logins racing with the same code get one session.
 func TestOneCodeOneSession(t *testing.T) {
+	t.Parallel()
 	s, _, c := newService(t)
 	secret, _ := enrol(t, s, c)
 	now := code(t, secret, c.now())
@@ -225,6 +230,7 @@ func TestOneCodeOneSession(t *testing.T) {
 }
 
 func TestDisableTOTPNeedsPasswordAndCode(t *testing.T) {
+	t.Parallel()
 	s, _, c := newService(t)
 	secret, codes := enrol(t, s, c)
 	dis := func(pw, code string) error {
@@ -261,6 +267,7 @@ func TestDisableTOTPNeedsPasswordAndCode(t *testing.T) {
 // TestResetTurnsTwoFactorOff: the reset file proves shell access, the way
 // back in when the phone and the recovery codes are both lost.
 func TestResetTurnsTwoFactorOff(t *testing.T) {
+	t.Parallel()
 	s, _, c := newService(t)
 	enrol(t, s, c)
 	path := filepath.Join(t.TempDir(), "murlog.reset")

@@ -18,6 +18,7 @@ import (
 // than 20, a body that is not an array of strings, or malformed ids are
 // 400 with a JSON error.
 func TestByIDs(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a, b := e.note("alpha"), e.note("beta")
 	draft := e.post(post.CreateInput{Content: "draft", PublishedAt: post.Schedule{Mode: post.PublishDraft}})
@@ -81,6 +82,7 @@ func TestByIDs(t *testing.T) {
 // post document carries its neighbours' ids; config answers the defaults
 // when nothing is saved.
 func TestPostsAPI(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a, b, c := e.note("one"), e.note("two"), e.note("three")
 	var list struct {
@@ -137,6 +139,7 @@ func TestPostsAPI(t *testing.T) {
 // TestSearchNeverFails, which wanted a 10,000-character query searched
 // after a cut, with a 200.)
 func TestSearchPageAnswers(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.note(`he said "quoted" NEAR the star* sign`)
 	e.note("日本語の文章を検索します")

@@ -13,6 +13,7 @@ import (
 // (and 0 hides the list), pagination and the side profile follow their
 // switches, and the page language follows site_language.
 func TestSettingsShapeThePages(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	var mid *murlog.Post
 	for i := range 25 {

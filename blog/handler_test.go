@@ -19,6 +19,7 @@ import (
 // TestRoutes: every route answers its status and content type, with the
 // security headers on every response.
 func TestRoutes(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	n := e.note("hello #golang world")
 	a := e.post(post.CreateInput{Kind: murlog.KindArticle, Title: "An article", Content: "Body of the **article** #golang"})
@@ -92,6 +93,7 @@ func TestRoutes(t *testing.T) {
 
 // TestHashedAssets: the stylesheet a page links is served, immutable.
 func TestHashedAssets(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	page := e.get("/")
 	m := regexp.MustCompile(`href="((?:https?://[^/"]+)?/themes/[^"]+\.css)"`).FindStringSubmatch(page.body)
@@ -108,6 +110,7 @@ func TestHashedAssets(t *testing.T) {
 // no-cache; a matching If-None-Match gets 304 with no body; HEAD answers
 // the headers alone.
 func TestETagAndHEAD(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	n := e.note("cache me")
 	for _, path := range []string{"/", e.postPath(n), "/@alice/feed.atom", "/api/pub/personas/alice/posts", "/sitemap.xml"} {
@@ -144,6 +147,7 @@ func TestETagAndHEAD(t *testing.T) {
 // TestCSP: every page has a CSP without inline scripts; share widgets add
 // their hosts only on pages that show them.
 func TestCSP(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	n := e.note("share me")
 	plain := e.get(e.postPath(n)).header.Get("Content-Security-Policy")
@@ -190,6 +194,7 @@ func TestCSP(t *testing.T) {
 // TestGoneAndNotFound: a deleted post is the theme's 410 page, an unknown
 // one its 404 page.
 func TestGoneAndNotFound(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	n := e.note("soon gone")
 	if err := e.posts.Delete(ctx, n.ID); err != nil {
@@ -214,6 +219,7 @@ func TestGoneAndNotFound(t *testing.T) {
 // TestInjectionIsEscaped: markup in the site name, introduction, post
 // title, display name and profile fields reaches the page as text.
 func TestInjectionIsEscaped(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	const evil = `<script>alert(1)</script><img src=x onerror=alert(2)>`
 	e.alice.DisplayName = "Al" + evil
@@ -241,6 +247,7 @@ func TestInjectionIsEscaped(t *testing.T) {
 // TestSiteCache: with SiteTTL the site settings are reused until
 // Invalidate, which the app calls on every change.
 func TestSiteCache(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.loader.SiteTTL = time.Hour
 	e.config(func(c *murlog.PubConfig) { c.SiteName = "Before" })
@@ -260,6 +267,7 @@ func TestSiteCache(t *testing.T) {
 // TestStoreFailureIs500: a store that fails gives a 500 naming nothing
 // of the cause, HTML and API alike.
 func TestStoreFailureIs500(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.note("x")
 	e.db.Close()
@@ -276,6 +284,7 @@ func TestStoreFailureIs500(t *testing.T) {
 // post write), and end on their own when a scheduled post goes public —
 // a moment no write marks.
 func TestPostListCache(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.loader.SiteTTL = time.Hour
 	first := e.post(post.CreateInput{Content: "firstnote"})
@@ -307,6 +316,7 @@ func TestPostListCache(t *testing.T) {
 // TestCachedPostFollowsWrites: a post kept by a resident server shows its
 // edit and its deletion as soon as the write's Invalidate runs.
 func TestCachedPostFollowsWrites(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.loader.SiteTTL = time.Hour
 	p := e.post(post.CreateInput{Content: "beforeedit"})
@@ -334,6 +344,7 @@ func TestCachedPostFollowsWrites(t *testing.T) {
 // empty design_theme, as a new site has) is rendered with the default
 // theme, and nothing is logged as a fallback.
 func TestNoThemeChosenIsTheDefault(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	var logs strings.Builder
 	log := slog.New(slog.NewTextHandler(&logs, nil))

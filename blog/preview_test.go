@@ -14,6 +14,7 @@ import (
 // newest listed post's page in the theme asked for (the site page when
 // there is no post), and leaves the persona's own pages in its theme.
 func TestPreviewPageOverridesTheTheme(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.loader.SiteTTL = time.Minute // the preview must not leak into what the Loader keeps
 	vertical := verticalTheme(e)

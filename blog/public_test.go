@@ -20,6 +20,7 @@ import (
 // of the public posts around them, the tag page, search, feeds, the
 // sitemap, by-ids and the posts API. Unlisted posts are checked apart.
 func TestUnpublishedPostsAreNeverPublic(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	before := e.note("first public #shared")
 	hidden := map[string]*murlog.Post{}
@@ -88,6 +89,7 @@ func TestUnpublishedPostsAreNeverPublic(t *testing.T) {
 // TestUnlistedIsReachableByItsURLOnly: an unlisted post has its page and
 // its API document, and appears in no list, feed, search or sitemap.
 func TestUnlistedIsReachableByItsURLOnly(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.note("public one #shared")
 	u := e.post(post.CreateInput{Content: "quietunlisted #shared", Visibility: murlog.VisibilityUnlisted})
@@ -110,6 +112,7 @@ func TestUnlistedIsReachableByItsURLOnly(t *testing.T) {
 // TestScheduledPostAppearsOnTime: a scheduled post is a 404 until its
 // time, then a page and an entry of the lists, with no write in between.
 func TestScheduledPostAppearsOnTime(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	p := e.post(post.CreateInput{Content: "laterbird", PublishedAt: post.Schedule{Mode: post.PublishAt, At: e.clock.Now().Add(time.Hour)}})
 	if r := e.get(e.postPath(p)); r.status != 404 {
@@ -129,6 +132,7 @@ func TestScheduledPostAppearsOnTime(t *testing.T) {
 // TestCursorPagesStayValid: the next-page URL of a list shows the same
 // posts after new posts arrive (a cursor, not an offset).
 func TestCursorPagesStayValid(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	var all []*murlog.Post
 	word := func(i int) string { return fmt.Sprintf("cursorword%02d", i) }
@@ -165,6 +169,7 @@ func TestCursorPagesStayValid(t *testing.T) {
 // TestPageSizes: a Rich page shows 5 posts, a Plain page 20, each with
 // Limit+1 telling whether a next page exists.
 func TestPageSizes(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	for i := range 21 {
 		e.note("sized " + string(rune('A'+i)))
@@ -188,6 +193,7 @@ func TestPageSizes(t *testing.T) {
 // excerpt a post stored when it was written; a row without one (written
 // before 009) has them derived from its HTML.
 func TestStoredExcerptIsRead(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	now := e.clock.Now()
 	pub := now.Add(-time.Minute)

@@ -19,6 +19,7 @@ following powered_by feed no_posts no_hits content_warning show_more home page_n
 published updated`
 
 func TestStringsHaveEveryKey(t *testing.T) {
+	t.Parallel()
 	for _, lang := range []string{"en", "ja"} {
 		s := stringsFor(lang)
 		for _, k := range strings.Fields(themeKeys) {
@@ -43,6 +44,7 @@ func TestStringsHaveEveryKey(t *testing.T) {
 }
 
 func TestParseQuery(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in, shown string
 		terms     []string
@@ -78,6 +80,7 @@ func TestParseQuery(t *testing.T) {
 }
 
 func TestMatchETag(t *testing.T) {
+	t.Parallel()
 	tag := ETag([]byte("body"))
 	if tag != ETag([]byte("body")) || tag == ETag([]byte("other")) || len(tag) != 34 {
 		t.Fatalf("ETag = %s; want a stable 32-hex quoted tag per body", tag)
@@ -92,6 +95,7 @@ func TestMatchETag(t *testing.T) {
 // TestCSPFollowsThePage: the policy names exactly the hosts the page
 // uses, and never allows inline scripts.
 func TestCSPFollowsThePage(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name      string
 		p         *Page
@@ -124,6 +128,7 @@ func TestCSPFollowsThePage(t *testing.T) {
 // TestShareOrder: the fixed order whatever the stored order, unknown ids
 // ignored, none → no share area; URLs carry the encoded canonical URL.
 func TestShareOrder(t *testing.T) {
+	t.Parallel()
 	s := &scope{t: stringsEN}
 	if sh := share(s, "https://a.example/@x/1", "t"); sh != nil {
 		t.Errorf("share with none enabled = %+v; want nil", sh)
@@ -150,6 +155,7 @@ func TestShareOrder(t *testing.T) {
 }
 
 func TestFieldAndSummaryHTML(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"plain <b>":                    "plain &lt;b&gt;",
 		"https://example.com/me":       `<a href="https://example.com/me" rel="me nofollow noopener">https://example.com/me</a>`,
@@ -168,6 +174,7 @@ func TestFieldAndSummaryHTML(t *testing.T) {
 
 // TestHydrateJSONIsHTMLSafe: the data block cannot close its <script>.
 func TestHydrateJSONIsHTMLSafe(t *testing.T) {
+	t.Parallel()
 	s := hydrateJSON(Hydrate{Username: "</script><script>alert(1)</script>", Lang: "en"})
 	if strings.Contains(s, "<") || strings.Contains(s, ">") {
 		t.Errorf("hydrateJSON = %s; want < and > escaped", s)
@@ -181,6 +188,7 @@ func TestHydrateJSONIsHTMLSafe(t *testing.T) {
 // TestExcerptTextPrefix: cutting the text before markup.ExcerptText
 // changes nothing.
 func TestExcerptTextPrefix(t *testing.T) {
+	t.Parallel()
 	for _, text := range []string{"", "short", strings.Repeat("word ", 100), strings.Repeat("日本語の文。", 60),
 		strings.Repeat("x", 81), strings.Repeat("x", 82) + " y", strings.Repeat("ab. ", 30), strings.Repeat("あ", 79) + " b c"} {
 		for _, n := range []int{1, 2, 80, 200} {
@@ -192,6 +200,7 @@ func TestExcerptTextPrefix(t *testing.T) {
 }
 
 func TestSiteCacheGenerations(t *testing.T) {
+	t.Parallel()
 	l := &Loader{SiteTTL: time.Hour}
 	ps := &personaSite{}
 	if got, _ := l.cached("k"); got != nil {
@@ -225,6 +234,7 @@ func TestSiteCacheGenerations(t *testing.T) {
 // texts derives, for every kind of post, whether the Loader keeps texts
 // or not.
 func TestLinkTitleIsTheListTitle(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("今日は東京で雨が降っている。 ", 20)
 	for _, p := range []*murlog.Post{
 		{ID: "n1", Kind: murlog.KindNote, Excerpt: markup.PlainTextPrefix("<p>"+long+"</p>", murlog.ExcerptLen)},

@@ -28,6 +28,7 @@ func verticalTheme(e *env) string {
 // the API, the stored post, the feed and the metadata keep what the author
 // wrote.
 func TestVerticalThemeConvertsForDisplayOnly(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a := e.post(post.CreateInput{Kind: murlog.KindArticle, Title: "第3回 Go", Content: "縦書きで ABC を12月に書く"})
 	e.clock.Advance(time.Second)
@@ -69,6 +70,7 @@ func TestVerticalThemeConvertsForDisplayOnly(t *testing.T) {
 // TestEveryThemeRenders: each shipped theme renders every page kind as
 // itself (no fallback to default), with its own stylesheet.
 func TestEveryThemeRenders(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	n := e.note("a note for every theme #all")
 	names := e.loader.Themes.Names()
@@ -109,6 +111,7 @@ func TestEveryThemeRenders(t *testing.T) {
 // long word, get break opportunities on the page (any theme), for display
 // only.
 func TestLongWordsMayBreak(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	const u = "https://example.com/a/very/long/path/that/must/not/overflow"
 	n := e.note("read " + u + " and Donaudampfschifffahrtsgesellschaft today")

@@ -20,6 +20,7 @@ func writeIni(t *testing.T, body string) string {
 }
 
 func TestLoadSeedExample(t *testing.T) {
+	t.Parallel()
 	p := writeIni(t, `db_driver = "sqlite"
 data_dir = "./data"
 media_path = "./media"
@@ -54,6 +55,7 @@ listen = ":8080"
 }
 
 func TestLoadMissingFileGivesDefaults(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), FileName)
 	c, err := Load(p, env(map[string]string{"MURLOG_DATA_DIR": "/srv/murlog"}))
 	if err != nil {
@@ -68,6 +70,7 @@ func TestLoadMissingFileGivesDefaults(t *testing.T) {
 }
 
 func TestEnvironmentOverridesEveryKey(t *testing.T) {
+	t.Parallel()
 	p := writeIni(t, "data_dir = ./a\nlisten = :1\nscheme = https\n")
 	c, err := Load(p, env(map[string]string{
 		"MURLOG_DB_DRIVER": "sqlite", "MURLOG_DATA_DIR": "b", "MURLOG_MEDIA_PATH": "/m", "MURLOG_WEB_DIR": "w",
@@ -92,6 +95,7 @@ func TestEnvironmentOverridesEveryKey(t *testing.T) {
 }
 
 func TestMalformedFilesFailWithFileLineAndKey(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, body, want string }{
 		{"unknown key", "data_dir = x\nsceme = http\n", ":2: key \"sceme\": unknown key"},
 		{"bad scheme", "scheme = gopher\n", ":1: key \"scheme\": must be https or http"},
@@ -120,6 +124,7 @@ func TestMalformedFilesFailWithFileLineAndKey(t *testing.T) {
 }
 
 func TestBadEnvironmentValueNamesTheVariable(t *testing.T) {
+	t.Parallel()
 	_, err := Load(filepath.Join(t.TempDir(), FileName), env(map[string]string{"MURLOG_SCHEME": "ftp"}))
 	if err == nil || !strings.Contains(err.Error(), "MURLOG_SCHEME") {
 		t.Fatalf("err = %v; want it to name MURLOG_SCHEME", err)
@@ -127,6 +132,7 @@ func TestBadEnvironmentValueNamesTheVariable(t *testing.T) {
 }
 
 func TestParseValues(t *testing.T) {
+	t.Parallel()
 	p := writeIni(t, "\ufeff; comment\n  web_dir = \"with \\\"quotes\\\" and \\\\\" # trailing\ndata_dir = plain value # comment\r\nmedia_path=/abs/media\n")
 	c, err := Load(p, env(nil))
 	if err != nil {
@@ -145,6 +151,7 @@ func TestParseValues(t *testing.T) {
 }
 
 func TestLocate(t *testing.T) {
+	t.Parallel()
 	wd, _ := os.Getwd()
 	for _, tc := range []struct {
 		flag, envv, want string
@@ -162,6 +169,7 @@ func TestLocate(t *testing.T) {
 }
 
 func TestWriteRoundTripsAndNeverOverwrites(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), FileName)
 	vals := map[string]string{"data_dir": "./da ta", "media_path": "./media", "scheme": "http", "web_dir": `we"ird`}
 	if err := Write(p, vals); err != nil {
@@ -195,6 +203,7 @@ func TestWriteRoundTripsAndNeverOverwrites(t *testing.T) {
 }
 
 func TestFromValues(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), FileName)
 	c, err := FromValues(p, map[string]string{"data_dir": "d", "web_dir": ""})
 	if err != nil {
@@ -211,6 +220,7 @@ func TestFromValues(t *testing.T) {
 }
 
 func TestCheckDataDir(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	c := Default(filepath.Join(dir, FileName))
 	c.DataDir = filepath.Join(dir, "missing")
@@ -232,6 +242,7 @@ func TestCheckDataDir(t *testing.T) {
 }
 
 func TestWorkerAndQueueKeys(t *testing.T) {
+	t.Parallel()
 	p := writeIni(t, "worker_min_concurrency = 4\nworker_max_concurrency = 16\nmetrics_token = \"0123456789abcdef\"\nqueue_dual_write = sqlite:data/next.db\n")
 	c, err := Load(p, env(map[string]string{"MURLOG_WORKER_MAX_CONCURRENCY": "64", "MURLOG_QUEUE_READ_FROM": "secondary"}))
 	if err != nil {
@@ -262,6 +273,7 @@ func TestWorkerAndQueueKeys(t *testing.T) {
 }
 
 func TestAllowPrivateNetwork(t *testing.T) {
+	t.Parallel()
 	p := writeIni(t, "allow_private_network = true\n")
 	if d := Default(p); d.AllowPrivateNetwork {
 		t.Error("allow_private_network defaults to true; want false")
@@ -286,6 +298,7 @@ func TestAllowPrivateNetwork(t *testing.T) {
 // TestPathsRefuseControlCharacters: a path with a control character (or a
 // byte that is not UTF-8) could pass for another path on a page or in a log.
 func TestPathsRefuseControlCharacters(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), FileName)
 	for _, v := range []string{"da\tta", "data\x1b[2K", "data\u0085", "\xffdata", "da\x7fta"} {
 		want := "control characters"
@@ -304,6 +317,7 @@ func TestPathsRefuseControlCharacters(t *testing.T) {
 // TestThemesDir: themes_dir defaults beside the ini, is resolved against
 // the ini's directory like every path, and MURLOG_THEMES_DIR overrides it.
 func TestThemesDir(t *testing.T) {
+	t.Parallel()
 	p := writeIni(t, "data_dir = ./data\n")
 	dir := filepath.Dir(p)
 	c, err := Load(p, env(nil))

@@ -8,6 +8,7 @@ import (
 )
 
 func TestBucketsBurstThenRate(t *testing.T) {
+	t.Parallel()
 	now := time.Unix(1000, 0)
 	b := &Buckets{Rate: 2, Burst: 3, Now: func() time.Time { return now }}
 	for i := 0; i < 3; i++ {
@@ -32,6 +33,7 @@ func TestBucketsBurstThenRate(t *testing.T) {
 }
 
 func TestBucketsBoundedMemory(t *testing.T) {
+	t.Parallel()
 	now := time.Unix(1000, 0)
 	b := &Buckets{Rate: 1, Burst: 2, Max: 10, Now: func() time.Time { return now }}
 	for i := 0; i < 10; i++ {
@@ -55,6 +57,7 @@ func TestBucketsBoundedMemory(t *testing.T) {
 }
 
 func TestBucketsConcurrent(t *testing.T) {
+	t.Parallel()
 	b := &Buckets{Rate: 0.001, Burst: 100}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -95,6 +98,7 @@ func BenchmarkBucketsAllow(b *testing.B) {
 }
 
 func TestBucketsCharge(t *testing.T) {
+	t.Parallel()
 	now := time.Unix(1000, 0)
 	b := &Buckets{Rate: 10, Burst: 10, Now: func() time.Time { return now }}
 	b.Allow("forger")

@@ -7,6 +7,7 @@ import (
 )
 
 func TestClientAddr(t *testing.T) {
+	t.Parallel()
 	trusted := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("127.0.0.1/32")}
 	for _, tc := range []struct {
 		name, remote, xff string
@@ -34,6 +35,7 @@ func TestClientAddr(t *testing.T) {
 }
 
 func TestClientKeyGroupsIPv6By64(t *testing.T) {
+	t.Parallel()
 	a := ClientKey(netip.MustParseAddr("2001:db8:1:2:aaaa::1"))
 	b := ClientKey(netip.MustParseAddr("2001:db8:1:2:bbbb::9"))
 	c := ClientKey(netip.MustParseAddr("2001:db8:1:3::1"))
@@ -46,6 +48,7 @@ func TestClientKeyGroupsIPv6By64(t *testing.T) {
 }
 
 func TestNetworkKey(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ a, b string }{
 		{"203.0.113.5", "203.0.113.250"},
 		{"::ffff:203.0.113.5", "203.0.113.9"},

@@ -9,6 +9,7 @@ import (
 )
 
 func TestCheckOrigin(t *testing.T) {
+	t.Parallel()
 	site := murlog.Site{Scheme: "https", Domain: "blog.example"}
 	for _, tc := range []struct {
 		name, origin, referer string

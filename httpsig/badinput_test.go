@@ -54,6 +54,7 @@ func parseVerify(r *http.Request, body []byte, pub crypto.PublicKey, o VerifyOpt
 }
 
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	k := loadKeys(t)
 	for _, scheme := range []Scheme{Cavage, RFC9421} {
 		sigHeader := "Signature"
@@ -142,6 +143,7 @@ func TestBadInput(t *testing.T) {
 // TestBadHeaders feeds malformed or incomplete headers to Parse: each is
 // refused with an *Error naming the reason.
 func TestBadHeaders(t *testing.T) {
+	t.Parallel()
 	const input = `sig1=("@method" "@target-uri" "content-digest");created=1796119200;keyid="https://r.example/k"`
 	tests := []struct {
 		name, signature, input, want string
@@ -194,6 +196,7 @@ func TestBadHeaders(t *testing.T) {
 }
 
 func TestWindow(t *testing.T) {
+	t.Parallel()
 	h := time.Hour
 	tests := []struct {
 		name             string
@@ -231,6 +234,7 @@ func TestWindow(t *testing.T) {
 // TestHugeSignedHeader: a signed header other than the signature's own is
 // capped too, so a signature base stays small.
 func TestHugeSignedHeader(t *testing.T) {
+	t.Parallel()
 	k := loadKeys(t)
 	for _, scheme := range []Scheme{Cavage, RFC9421} {
 		r := signedInbound(t, scheme, k.rsaAKey, inboxBody, now)

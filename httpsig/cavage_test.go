@@ -57,6 +57,7 @@ func (c cavageCase) request(t *testing.T) *http.Request {
 }
 
 func TestCavageInbound(t *testing.T) {
+	t.Parallel()
 	k := loadKeys(t)
 	digest := func() string {
 		sum := sha256.Sum256([]byte(mastoBody))
@@ -122,6 +123,7 @@ func TestCavageInbound(t *testing.T) {
 }
 
 func TestCavageRequiredHeaders(t *testing.T) {
+	t.Parallel()
 	k := loadKeys(t)
 	line := map[string]string{
 		"(request-target)": "(request-target): post /inbox",

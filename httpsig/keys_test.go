@@ -9,6 +9,7 @@ import (
 )
 
 func TestParseKeys(t *testing.T) {
+	t.Parallel()
 	k := loadKeys(t)
 	pkcs1 := mustPriv(t, "rsa-a.pkcs1.pem").(*rsa.PrivateKey)
 	if !pkcs1.Equal(k.rsaA) {
@@ -37,6 +38,7 @@ func TestParseKeys(t *testing.T) {
 }
 
 func TestMultikey(t *testing.T) {
+	t.Parallel()
 	k := loadKeys(t)
 	pub := k.edAPub.(ed25519.PublicKey)
 	mk := Multikey(pub)
@@ -67,6 +69,7 @@ func TestMultikey(t *testing.T) {
 }
 
 func TestKeyOwnerGuess(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"https://mastodon.example/users/alice#main-key", "https://mastodon.example/users/alice"},
 		{"https://gts.example/users/alice/main-key", "https://gts.example/users/alice"},
@@ -86,6 +89,7 @@ func TestKeyOwnerGuess(t *testing.T) {
 }
 
 func TestVerifyDigest(t *testing.T) {
+	t.Parallel()
 	body := []byte(rfcBody)
 	const s256 = "X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE="
 	tests := []struct {

@@ -36,6 +36,7 @@ func rfcRequest() *http.Request {
 func rfcOptions() VerifyOptions { return VerifyOptions{Now: rfcCreated, Base: "https://example.com"} }
 
 func TestRFC9421VectorB26(t *testing.T) {
+	t.Parallel()
 	r := rfcRequest()
 	r.Header.Set("Signature-Input", b26Input)
 	r.Header.Set("Signature", b26Signature)
@@ -88,6 +89,7 @@ func TestRFC9421VectorB26(t *testing.T) {
 // TestRFC9421Bases checks base construction against the other B.2 examples
 // (their RSA-PSS/ECDSA/HMAC signatures are outside what murlog verifies).
 func TestRFC9421Bases(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, input, want string
 	}{
@@ -141,6 +143,7 @@ func TestRFC9421Bases(t *testing.T) {
 // that covers what murlog requires; the Signature of another label does not
 // count for it.
 func TestRFC9421Labels(t *testing.T) {
+	t.Parallel()
 	k := loadKeys(t)
 	body := []byte(rfcBody)
 	signed := func() *http.Request {
@@ -183,6 +186,7 @@ func TestRFC9421Labels(t *testing.T) {
 }
 
 func TestSFVDictionary(t *testing.T) {
+	t.Parallel()
 	good := []struct{ in, first string }{
 		{`a=1, b=2;x=?0, c`, "a"},
 		{`sig1=("@method");created=1, sig2=:AAAA:`, "sig1"},

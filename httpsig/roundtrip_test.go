@@ -48,6 +48,7 @@ func verifyingServer(t *testing.T, pub crypto.PublicKey, clock time.Time) (*http
 }
 
 func TestRoundTrip(t *testing.T) {
+	t.Parallel()
 	k := loadKeys(t)
 	body := []byte(`{"type":"Create","actor":"https://remote.example/users/alice"}`)
 	signers := []struct {
@@ -116,6 +117,7 @@ func TestRoundTrip(t *testing.T) {
 
 // TestSignHeaders pins the exact header shapes other servers parse.
 func TestSignHeaders(t *testing.T) {
+	t.Parallel()
 	k := loadKeys(t)
 	body := []byte(`{}`)
 	r, _ := http.NewRequest(http.MethodPost, "https://remote.example/inbox", bytes.NewReader(body))
@@ -168,6 +170,7 @@ func TestSignHeaders(t *testing.T) {
 // TestRoundTripEscapedTarget: a percent-encoded path and query are signed
 // and verified byte for byte over a real connection.
 func TestRoundTripEscapedTarget(t *testing.T) {
+	t.Parallel()
 	k := loadKeys(t)
 	for _, sign := range []func(*http.Request, []byte, Key, time.Time) error{SignCavage, SignRFC9421} {
 		srv, results := verifyingServer(t, k.rsaAPub, now)

@@ -6,6 +6,7 @@ import (
 )
 
 func TestNegotiate(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		header string
 		want   Lang
@@ -27,6 +28,7 @@ func TestNegotiate(t *testing.T) {
 }
 
 func TestCatalogIsComplete(t *testing.T) {
+	t.Parallel()
 	for key, m := range catalog {
 		for _, l := range []Lang{En, Ja} {
 			if strings.TrimSpace(m[l]) == "" {
@@ -43,6 +45,7 @@ func TestCatalogIsComplete(t *testing.T) {
 // backtick would appear literally; and both languages take the same
 // arguments, so Tf fills the same places.
 func TestMessagesArePageText(t *testing.T) {
+	t.Parallel()
 	for key, m := range catalog {
 		for _, l := range []Lang{En, Ja} {
 			if strings.Contains(m[l], "`") {

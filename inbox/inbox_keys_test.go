@@ -64,6 +64,7 @@ func (si *strictInbox) post(req *http.Request) *httptest.ResponseRecorder {
 }
 
 func TestInboxKeyURLsOnPrivateAddressesAreNotFetched(t *testing.T) {
+	t.Parallel()
 	rm := newRemote(t)
 	port := rm.srv.URL[strings.LastIndexByte(rm.srv.URL, ':'):]
 	hosts := hostsResolver{
@@ -93,6 +94,7 @@ func TestInboxKeyURLsOnPrivateAddressesAreNotFetched(t *testing.T) {
 }
 
 func TestInboxRateLimits(t *testing.T) {
+	t.Parallel()
 	hosts := hostsResolver{"flood.test": netip.MustParseAddr("10.0.0.9")}
 	si := newStrictInbox(t, hosts, func(d *inbox.Deps) {
 		d.ClientRate, d.ClientBurst = 0.001, 5
@@ -128,6 +130,7 @@ func TestInboxRateLimits(t *testing.T) {
 }
 
 func TestInboxOneShotWritesDirectly(t *testing.T) {
+	t.Parallel()
 	rm := newRemote(t)
 	a := rm.add(&remoteActor{name: "ann", key: readKey(t, "rsa-a")})
 	si := newStrictInbox(t, nil, func(d *inbox.Deps) { d.OneShot = true })

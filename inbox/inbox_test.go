@@ -17,6 +17,7 @@ import (
 )
 
 func TestInboxAcceptsSignedActivities(t *testing.T) {
+	t.Parallel()
 	s, c := inboxSite(t)
 	rm := newRemote(t)
 	a := rm.add(&remoteActor{name: "ann", key: readKey(t, "rsa-a")})
@@ -104,6 +105,7 @@ func TestInboxAcceptsSignedActivities(t *testing.T) {
 }
 
 func TestInboxRefusesBadInput(t *testing.T) {
+	t.Parallel()
 	s, c := inboxSite(t)
 	rm := newRemote(t)
 	a := rm.add(&remoteActor{name: "ann", key: readKey(t, "rsa-a")})
@@ -234,6 +236,7 @@ func readCloser(b []byte) io.ReadCloser { return io.NopCloser(bytes.NewReader(b)
 func mustJSON(v any) string { b, _ := json.Marshal(v); return string(b) }
 
 func TestInboxBlockedDomainIsRefusedWithoutFetch(t *testing.T) {
+	t.Parallel()
 	s, c := inboxSite(t)
 	rm := newRemote(t)
 	a := rm.add(&remoteActor{name: "ann", key: readKey(t, "rsa-a")})
@@ -259,6 +262,7 @@ func TestInboxBlockedDomainIsRefusedWithoutFetch(t *testing.T) {
 }
 
 func TestInboxDropsBlockedActorSilently(t *testing.T) {
+	t.Parallel()
 	s, c := inboxSite(t)
 	rm := newRemote(t)
 	a := rm.add(&remoteActor{name: "ann", key: readKey(t, "rsa-a")})
@@ -293,6 +297,7 @@ func TestInboxDropsBlockedActorSilently(t *testing.T) {
 }
 
 func TestInboxKeyRotation(t *testing.T) {
+	t.Parallel()
 	s, c := inboxSite(t)
 	rm := newRemote(t)
 	a := rm.add(&remoteActor{name: "ann", key: readKey(t, "rsa-a")})
@@ -321,6 +326,7 @@ func TestInboxKeyRotation(t *testing.T) {
 }
 
 func TestInboxGarbageCostsNoFetchNoWrite(t *testing.T) {
+	t.Parallel()
 	s, c := inboxSite(t)
 	rm := newRemote(t)
 	a := rm.add(&remoteActor{name: "ann", key: readKey(t, "rsa-a")})
@@ -359,6 +365,7 @@ func TestInboxGarbageCostsNoFetchNoWrite(t *testing.T) {
 }
 
 func TestInboxGroupCommitGivesEachRequestItsResult(t *testing.T) {
+	t.Parallel()
 	s, c := inboxSite(t)
 	rm := newRemote(t)
 	a := rm.add(&remoteActor{name: "ann", key: readKey(t, "rsa-a")})
@@ -392,6 +399,7 @@ func TestInboxGroupCommitGivesEachRequestItsResult(t *testing.T) {
 }
 
 func TestInboxPruneForgetsOldItems(t *testing.T) {
+	t.Parallel()
 	s, c := inboxSite(t)
 	rm := newRemote(t)
 	a := rm.add(&remoteActor{name: "ann", key: readKey(t, "rsa-a")})
@@ -411,6 +419,7 @@ func TestInboxPruneForgetsOldItems(t *testing.T) {
 }
 
 func TestInboxDropsDeletesOfUnknownActorsWithoutFetch(t *testing.T) {
+	t.Parallel()
 	s, c := inboxSite(t)
 	rm := newRemote(t) // serves no actor: ann's account is gone (404)
 	gone := &remoteActor{name: "gone", key: readKey(t, "rsa-a")}

@@ -15,6 +15,7 @@ const wpActor = `{"id":"https://wp.example/?author=1","type":"Person","preferred
 	"inbox":"https://wp.example/wp-json/activitypub/1.0/users/1/inbox","followers":"https://wp.example/wp-json/activitypub/1.0/users/1/followers"}`
 
 func TestProcessCreate(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, actor, create, uri string
 		typ                      string
@@ -90,6 +91,7 @@ func TestProcessCreate(t *testing.T) {
 }
 
 func TestProcessCreateAudience(t *testing.T) {
+	t.Parallel()
 	e := newPenv(t)
 	alice := e.fixtureActor("mastodon/actor.json")
 	local, localURI := e.post(murlog.VisibilityPublic)
@@ -132,6 +134,7 @@ func TestProcessCreateAudience(t *testing.T) {
 }
 
 func TestProcessQuotes(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, actor, create, uri string }{
 		{"mastodon", "mastodon/actor.json", "mastodon/quote.json", "https://mastodon.example/users/alice/statuses/114"},
 		{"misskey", "misskey/actor.json", "misskey/quote.json", "https://misskey.example/notes/9xyz0002"},
@@ -167,6 +170,7 @@ func TestProcessQuotes(t *testing.T) {
 }
 
 func TestProcessSanitizes(t *testing.T) {
+	t.Parallel()
 	e := newPenv(t)
 	alice := e.fixtureActor("mastodon/actor.json")
 	evil := `<p>hi<script>alert(1)</script><a href=\"javascript:alert(2)\">x</a><img src=x onerror=\"alert(3)\"><span onclick=\"alert(4)\" class=\"mention\">y</span></p>`
@@ -205,6 +209,7 @@ func TestProcessSanitizes(t *testing.T) {
 }
 
 func TestProcessUpdate(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, actor, create, update, uri string }{
 		{"mastodon", "mastodon/actor.json", "mastodon/create_note.json", "mastodon/update_note.json", "https://mastodon.example/users/alice/statuses/111"},
 		{"gotosocial", "gotosocial/actor.json", "gotosocial/create_note.json", "gotosocial/update_note.json", "https://gts.example/users/carol/statuses/01HGTSNOTE"},
@@ -255,6 +260,7 @@ func TestProcessUpdate(t *testing.T) {
 }
 
 func TestProcessDelete(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, actor, create, del, uri string }{
 		{"mastodon", "mastodon/actor.json", "mastodon/create_note.json", "mastodon/delete_note.json", "https://mastodon.example/users/alice/statuses/111"},
 		{"misskey", "misskey/actor.json", "misskey/create_note.json", "misskey/delete_note.json", "https://misskey.example/notes/9xyz0001"},
@@ -294,6 +300,7 @@ func TestProcessDelete(t *testing.T) {
 }
 
 func TestProcessAnnounce(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, actor, announce string }{
 		{"mastodon", "mastodon/actor.json", "mastodon/announce.json"},
 		{"misskey", "misskey/actor.json", "misskey/announce.json"},

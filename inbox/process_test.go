@@ -30,6 +30,7 @@ func (e *penv) follower(a *murlog.RemoteActor) *murlog.Follower {
 }
 
 func TestProcessFollowAndUndo(t *testing.T) {
+	t.Parallel()
 	for _, s := range servers {
 		t.Run(s.name, func(t *testing.T) {
 			e := newPenv(t)
@@ -98,6 +99,7 @@ func (e *penv) followState(a *murlog.RemoteActor) murlog.FollowState {
 }
 
 func TestProcessAcceptReject(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, actor, answer, follow string
 		replace                     []string
@@ -156,6 +158,7 @@ func (e *penv) interaction(uri string) *murlog.Interaction {
 }
 
 func TestProcessLikeAndUndo(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, actor, like, reaction string
 	}{
@@ -202,6 +205,7 @@ func (e *penv) blockedBy(a *murlog.RemoteActor) bool {
 }
 
 func TestProcessBlockAndUndo(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, actor, block string }{
 		{"mastodon", "mastodon/actor.json", "mastodon/block.json"},
 		{"gotosocial", "gotosocial/actor.json", "gotosocial/block.json"},
@@ -228,6 +232,7 @@ func TestProcessBlockAndUndo(t *testing.T) {
 }
 
 func TestProcessMove(t *testing.T) {
+	t.Parallel()
 	e := newPenv(t)
 	alice := e.fixtureActor("mastodon/actor.json")
 	e.follow(alice)
@@ -258,6 +263,7 @@ func TestProcessMove(t *testing.T) {
 }
 
 func TestProcessQuoteRequest(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		vis      murlog.Visibility
@@ -334,6 +340,7 @@ func TestProcessQuoteRequest(t *testing.T) {
 }
 
 func TestProcessBadInput(t *testing.T) {
+	t.Parallel()
 	e := newPenv(t)
 	alice := e.fixtureActor("mastodon/actor.json")
 	carol := e.fixtureActor("gotosocial/actor.json")
@@ -362,6 +369,7 @@ func TestProcessBadInput(t *testing.T) {
 }
 
 func TestProcessJobRegistered(t *testing.T) {
+	t.Parallel()
 	e := newPenv(t)
 	a := e.fixtureActor("mastodon/actor.json")
 	id := e.item(a.URI, fixture(t, "mastodon/follow.json"))
@@ -381,6 +389,7 @@ func TestProcessJobRegistered(t *testing.T) {
 // endpoint through the app's worker: the inbox.process job registered by
 // the app processes the stored item.
 func TestProcessThroughTheApp(t *testing.T) {
+	t.Parallel()
 	s, c := inboxSite(t)
 	rm := newRemote(t)
 	ann := rm.add(&remoteActor{name: "ann", key: readKey(t, "rsa-a")})

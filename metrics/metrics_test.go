@@ -72,6 +72,7 @@ func run(t *testing.T, q *queue.Managed, results ...queue.Result) {
 // state, counters by topic and result, and a cumulative histogram whose
 // +Inf bucket equals its count.
 func TestExposition(t *testing.T) {
+	t.Parallel()
 	db, q, c := open(t)
 	var js []queue.Job
 	for i := 0; i < 4; i++ {
@@ -148,6 +149,7 @@ func TestExposition(t *testing.T) {
 // closes, so a scrape served by another process (a CGI-spawned worker
 // ran the jobs) sees them.
 func TestCountersSpanProcesses(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "murlog.db")
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -174,6 +176,7 @@ func TestCountersSpanProcesses(t *testing.T) {
 // missing or wrong bearer token is 401 with a challenge; the right one
 // gets the text format; a source that fails is 503, not a partial page.
 func TestHandlerToken(t *testing.T) {
+	t.Parallel()
 	db, q, _ := open(t)
 	src := source{q, db}
 	for _, tc := range []struct {

@@ -5,6 +5,7 @@ import "testing"
 // Label values escape backslash, double quote and newline, as the text
 // format requires; nothing else changes.
 func TestQuote(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		`plain.topic`: `"plain.topic"`,
 		`a"b`:         `"a\"b"`,

@@ -122,6 +122,7 @@ func csrfCookie(r result) *http.Cookie {
 // index.html, revalidated on each use, with the strict CSP and a CSRF
 // cookie the app's scripts can read; a revalidation is a 304.
 func TestAppRoutesServeIndex(t *testing.T) {
+	t.Parallel()
 	_, dir := dist(t)
 	srv := serve(t, dir, true)
 	for _, p := range []string{"/my/", "/my/compose", "/my/posts/0195f0c2a1b2/", "/my/settings/theme", "/my/index.html", "/my/assets"} {
@@ -175,6 +176,7 @@ func TestAppRoutesServeIndex(t *testing.T) {
 // TestFilesAndTheirCaching: hashed assets are immutable, the worker,
 // manifest and icons revalidated, each with its content type.
 func TestFilesAndTheirCaching(t *testing.T) {
+	t.Parallel()
 	_, dir := dist(t)
 	srv := serve(t, dir, false)
 	for _, c := range []struct{ path, ctype, cache, body string }{
@@ -217,6 +219,7 @@ func TestFilesAndTheirCaching(t *testing.T) {
 // outside web_dir is ever sent — through a bare handler, which sees the
 // raw path, and through a ServeMux as the app mounts it.
 func TestNothingOutsideWebDir(t *testing.T) {
+	t.Parallel()
 	_, dir := dist(t)
 	h := my.New(my.Options{WebDir: dir})
 	mux := http.NewServeMux()
@@ -245,6 +248,7 @@ func TestNothingOutsideWebDir(t *testing.T) {
 // says how to build the app and where murlog looks for it (escaped),
 // with no script; files are 404.
 func TestNotBuilt(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), `we<b>b&"dist`)
 	srv := serve(t, dir, false)
 	for _, lang := range []string{"en", "ja"} {

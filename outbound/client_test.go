@@ -25,6 +25,7 @@ func local(t *testing.T, o Options) *Client {
 }
 
 func TestBodyLimit(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		var n int
 		fmt.Sscan(r.URL.Query().Get("n"), &n)
@@ -53,6 +54,7 @@ func TestBodyLimit(t *testing.T) {
 // TestGzipBombCapped: a small gzip body that inflates to 32 MiB is cut at
 // MaxBody after decompression, quickly; an honest gzip body is inflated.
 func TestGzipBombCapped(t *testing.T) {
+	t.Parallel()
 	// 32 gzip members of 1 MiB of zeros each: one stream to a reader.
 	var member, small bytes.Buffer
 	zw := gzip.NewWriter(&member)
@@ -93,6 +95,7 @@ func TestGzipBombCapped(t *testing.T) {
 }
 
 func TestRedirects(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int32
 	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
@@ -136,6 +139,7 @@ func TestRedirects(t *testing.T) {
 }
 
 func TestTimeout(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/trickle" {
 			for i := 0; i < 100; i++ {
@@ -171,6 +175,7 @@ func TestTimeout(t *testing.T) {
 // TestHeadersOnEveryRequest: User-Agent on GETs, POSTs, redirect hops and
 // second knocks; Accept on GETs, Content-Type and the body on POSTs.
 func TestHeadersOnEveryRequest(t *testing.T) {
+	t.Parallel()
 	type seen struct{ method, path, ua, accept, ctype, body string }
 	got := make(chan seen, 10)
 	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
@@ -215,6 +220,7 @@ func TestHeadersOnEveryRequest(t *testing.T) {
 
 // TestConnectionReuse: deliveries to one host share a connection.
 func TestConnectionReuse(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		w.Write([]byte("accepted"))
@@ -231,6 +237,7 @@ func TestConnectionReuse(t *testing.T) {
 }
 
 func TestStatusError(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/busy":
@@ -259,6 +266,7 @@ func TestStatusError(t *testing.T) {
 }
 
 func TestPermanent(t *testing.T) {
+	t.Parallel()
 	status := func(s int, exhausted bool) error {
 		return fmt.Errorf("POST x: %w", &StatusError{Status: s, exhausted: exhausted})
 	}
@@ -293,6 +301,7 @@ func TestPermanent(t *testing.T) {
 }
 
 func TestRetryAfter(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
 		v    string

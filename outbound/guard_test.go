@@ -14,6 +14,7 @@ import (
 )
 
 func TestRefusal(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		addr, want string // want "" = allowed
 	}{
@@ -71,6 +72,7 @@ func TestRefusal(t *testing.T) {
 // address is refused with no connection attempt at all, even though a
 // server listens on that very loopback address.
 func TestGuardRefusesBeforeConnecting(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
 	for _, addrs := range []string{
 		"127.0.0.1", "10.0.0.1", "169.254.169.254", "::1", "100.64.0.1", "::ffff:127.0.0.1",
@@ -111,6 +113,7 @@ func TestGuardRefusesBeforeConnecting(t *testing.T) {
 }
 
 func TestGuardChecksLiteralIPs(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
 	d := dns(nil)
 	c, dials := newClient(t, Options{AllowHTTP: true}, d)
@@ -130,6 +133,7 @@ func TestGuardChecksLiteralIPs(t *testing.T) {
 // TestGuardRechecksRedirects: a public name may not redirect to a
 // private one; the redirect target is refused before it is dialled.
 func TestGuardRechecksRedirects(t *testing.T) {
+	t.Parallel()
 	var hits []string
 	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		hits = append(hits, r.Host+r.URL.Path)
@@ -167,6 +171,7 @@ func TestGuardRechecksRedirects(t *testing.T) {
 }
 
 func TestAllowPrivate(t *testing.T) {
+	t.Parallel()
 	s := newServer(t, func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(r.Host)) })
 	d := dns(map[string]string{"a.test": "127.0.0.1", "b.test": "::ffff:127.0.0.1,10.0.0.1"})
 	c, _ := newClient(t, Options{AllowHTTP: true, AllowPrivate: true}, d)
@@ -187,6 +192,7 @@ func TestAllowPrivate(t *testing.T) {
 // TestHTTPSOnly: without AllowHTTP, http URLs (given or redirected to)
 // are refused with a clear error; https keeps the name for TLS and Host.
 func TestHTTPSOnly(t *testing.T) {
+	t.Parallel()
 	d := dns(map[string]string{"example.com": "127.0.0.1"})
 	c, dials := newClient(t, Options{AllowPrivate: true}, d)
 	_, err := c.Get(context.Background(), "http://example.com/", "", nil)

@@ -53,6 +53,7 @@ func (k *knockServer) take() []string {
 }
 
 func TestDoubleKnockFallsBackToCavageAndRemembers(t *testing.T) {
+	t.Parallel()
 	k := newKnockServer(t, map[string]int{"rfc9421": 401, "cavage": 202})
 	mem := NewMemory(10)
 	c := local(t, Options{Memory: mem})
@@ -81,6 +82,7 @@ func TestDoubleKnockFallsBackToCavageAndRemembers(t *testing.T) {
 }
 
 func TestSingleKnockWhenRFC9421Accepted(t *testing.T) {
+	t.Parallel()
 	k := newKnockServer(t, map[string]int{"rfc9421": 202, "cavage": 202})
 	mem := NewMemory(10)
 	c := local(t, Options{Memory: mem})
@@ -102,6 +104,7 @@ func TestSingleKnockWhenRFC9421Accepted(t *testing.T) {
 // document on a server that speaks only cavage) does not teach the
 // memory RFC 9421: the next POST still knocks twice and learns cavage.
 func TestAcceptedGetTeachesNothing(t *testing.T) {
+	t.Parallel()
 	k := &knockServer{}
 	k.server = newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		k.requests.Add(1)
@@ -134,6 +137,7 @@ func TestAcceptedGetTeachesNothing(t *testing.T) {
 }
 
 func TestKnockRefusedByBoth(t *testing.T) {
+	t.Parallel()
 	k := newKnockServer(t, map[string]int{"rfc9421": 401, "cavage": 403})
 	mem := NewMemory(10)
 	c := local(t, Options{Memory: mem})
@@ -166,6 +170,7 @@ func TestKnockRefusedByBoth(t *testing.T) {
 // TestSignedGetResignsEachHop: a redirect target gets its own signature
 // (a signature covers the target URI), with the knock per hop.
 func TestSignedGetResignsEachHop(t *testing.T) {
+	t.Parallel()
 	k := newKnockServer(t, map[string]int{"rfc9421": 200})
 	c := local(t, Options{})
 	r, err := c.Get(context.Background(), k.at("a.test", "/moved"), "application/activity+json", &testSigner{})
@@ -179,6 +184,7 @@ func TestSignedGetResignsEachHop(t *testing.T) {
 }
 
 func TestSignerErrorStopsTheRequest(t *testing.T) {
+	t.Parallel()
 	k := newKnockServer(t, nil)
 	c := local(t, Options{})
 	_, err := c.Post(context.Background(), k.at("a.test", "/inbox"), "application/activity+json", []byte("{}"), failingSigner{})
@@ -192,6 +198,7 @@ type failingSigner struct{}
 func (failingSigner) Sign(*http.Request, []byte, Scheme) error { return errors.New("no key") }
 
 func TestMemoryEvictsLeastRecentlyUsed(t *testing.T) {
+	t.Parallel()
 	m := NewMemory(2)
 	m.Remember("a.example", SchemeCavage)
 	m.Remember("b.example", SchemeRFC9421)
@@ -230,6 +237,7 @@ func TestMemoryEvictsLeastRecentlyUsed(t *testing.T) {
 
 // TestConcurrentDeliveries: the shared client under -race.
 func TestConcurrentDeliveries(t *testing.T) {
+	t.Parallel()
 	k := newKnockServer(t, map[string]int{"cavage": 202})
 	c := local(t, Options{})
 	var wg sync.WaitGroup

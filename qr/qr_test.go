@@ -115,6 +115,7 @@ func toImage(g [][]bool, scale int) image.Image {
 // TestSVGRoundTrip draws the SVG's path back into modules and decodes
 // them with the library's decoder: what the page shows is the URI.
 func TestSVGRoundTrip(t *testing.T) {
+	t.Parallel()
 	svg, err := qr.SVG(uri)
 	if err != nil {
 		t.Fatal(err)
@@ -150,6 +151,7 @@ func TestSVGRoundTrip(t *testing.T) {
 }
 
 func TestDataURI(t *testing.T) {
+	t.Parallel()
 	u, err := qr.DataURI(uri)
 	if err != nil {
 		t.Fatal(err)

@@ -22,6 +22,7 @@ func (b *brokenCounters) Count(context.Context, []queue.Sample) error {
 // to count it does not fail the call — a producer told its enqueue failed
 // would enqueue again under a fresh id.
 func TestCountingIsBestEffort(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, sqlitetest.Path(t, t.TempDir(), "q.db"), sqlite.Options{})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 )
 
 func TestDecide(t *testing.T) {
+	t.Parallel()
 	slow := Policy{MaxAttempts: 3, Backoff: func(a int) time.Duration { return time.Duration(a) * time.Minute }}
 	boom := errors.New("boom")
 	for _, tc := range []struct {
@@ -49,6 +50,7 @@ func TestDecide(t *testing.T) {
 }
 
 func TestDefaultAndDeliveryBackoff(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		p    Policy
@@ -69,6 +71,7 @@ func TestDefaultAndDeliveryBackoff(t *testing.T) {
 }
 
 func TestDecideHonoursRetryAfter(t *testing.T) {
+	t.Parallel()
 	j := &Job{Attempt: 1}
 	p := DeliveryPolicy // 30 s after the first attempt
 	for _, tc := range []struct {

@@ -8,6 +8,7 @@ import (
 )
 
 func TestValidateDomain(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		d  string
 		ok bool
@@ -26,6 +27,7 @@ func TestValidateDomain(t *testing.T) {
 // TestValidateRefusesSpoofingNames covers issue 6 point 11 for the wizard:
 // the username and display name get the same name check as the API.
 func TestValidateRefusesSpoofingNames(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ user, display, field string }{
 		{"alice", "\u202eecila", "display_name"},
 		{"alice", "Al\u2066ice", "display_name"},
@@ -48,6 +50,7 @@ func TestValidateRefusesSpoofingNames(t *testing.T) {
 }
 
 func TestValidateSiteName(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, want string
 		ok         bool

@@ -10,6 +10,7 @@ import (
 )
 
 func TestFollowLifecycle(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	carol := e.actor("carol", "m.example")
 	f, err := e.svc.Follow(ctx, e.alice.ID, carol.ID)
@@ -73,6 +74,7 @@ func TestFollowLifecycle(t *testing.T) {
 }
 
 func TestFollowRequests(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	carol := e.actor("carol", "m.example")
 	followURI := carol.URI + "#follows/1"

@@ -11,6 +11,7 @@ import (
 )
 
 func TestInboundInteractions(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	carol := e.actor("carol", "mk.example")
 	post := e.post(e.alice, murlog.VisibilityPublic)
@@ -49,6 +50,7 @@ func TestInboundInteractions(t *testing.T) {
 }
 
 func TestOutboundInteractions(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	carol := e.actor("carol", "m.example")
 	rp := storetest.NewRemotePost(carol, 1, e.clock.Now())
@@ -92,6 +94,7 @@ func TestOutboundInteractions(t *testing.T) {
 }
 
 func TestBlocks(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	carol := e.actor("carol", "m.example")
 	f, err := e.svc.Follow(ctx, e.alice.ID, carol.ID)
@@ -160,6 +163,7 @@ func TestBlocks(t *testing.T) {
 }
 
 func TestDomainBlock(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	spam := []*murlog.RemoteActor{e.actor("s1", "spam.example"), e.actor("s2", "spam.example")}
 	good := e.actor("g", "good.example")

@@ -49,6 +49,7 @@ func (e *env) compacted() int64 {
 // database stays bounded while what the owner touched survives. At the
 // end a prune at the default 30-day age leaves only what is referenced.
 func TestPruneMonth(t *testing.T) {
+	t.Parallel()
 	accounts, perDay, days, age := 500, 20, 30, 7*24*time.Hour
 	switch {
 	case raceDetector:

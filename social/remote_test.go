@@ -11,6 +11,7 @@ import (
 )
 
 func TestRemotePosts(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	carol := e.actor("carol", "m.example")
 	mallory := e.actor("mallory", "evil.example")
@@ -119,6 +120,7 @@ func TestRemotePosts(t *testing.T) {
 }
 
 func TestNotificationsPinsHome(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	carol := e.actor("carol", "m.example")
 	var posts []*murlog.Post

@@ -63,6 +63,7 @@ func FuzzScan(f *testing.F) {
 // its value, not shown as the Latin-1 character it is not, and a leading
 // byte order mark is called what it is.
 func TestSyntaxErrorNamesTheByte(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ body, want string }{
 		{"\xef\xbb\xbf{}", "unexpected byte order mark U+FEFF (send JSON without one), expected a value at byte 0"},
 		{"{\"a\":\xff}", "unexpected byte 0xFF, expected a value"},

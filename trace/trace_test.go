@@ -6,6 +6,7 @@ import (
 )
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	good := "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
 	c, ok := Parse(good)
 	if !ok || c.TraceID != "0af7651916cd43dd8448eb211c80319c" || c.SpanID != "b7ad6b7169203331" || c.String() != good {
@@ -21,6 +22,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestNewAndChild(t *testing.T) {
+	t.Parallel()
 	c := New()
 	if _, ok := Parse(c.String()); !ok {
 		t.Fatalf("New() = %q does not parse", c)

@@ -10,6 +10,7 @@ import (
 // TestVacuumIsOptional: an engine without a vacuum registers maintenance
 // with a nil Vacuumer, and the vacuum job then succeeds doing nothing.
 func TestVacuumIsOptional(t *testing.T) {
+	t.Parallel()
 	r := NewRegistry()
 	RegisterMaintenance(r, nil, nil, nil)
 	h, ok := r.lookup(TopicVacuum)

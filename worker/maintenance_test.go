@@ -14,6 +14,7 @@ import (
 // The diagnostics topic sleeps, then succeeds, fails or panics as asked;
 // payloads it cannot honour go to the dead letters at once with the reason.
 func TestSleepDiagnosticsTopic(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	RegisterMaintenance(e.reg, e.q, e.db, e.clock.Now)
 	if !slices.Contains(e.reg.Topics(), TopicSleep) {
@@ -79,6 +80,7 @@ func TestSleepDiagnosticsTopic(t *testing.T) {
 
 // A sleeping job gives way when its context ends (timeout or shutdown).
 func TestSleepHonoursCancellation(t *testing.T) {
+	t.Parallel()
 	cctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancel()
 	start := time.Now()

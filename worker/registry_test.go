@@ -16,6 +16,7 @@ import (
 // retry after the registered backoff, gives up after the registered
 // attempts, and the handler's context ends after the registered timeout.
 func TestRegisteredPolicyDecidesRetries(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	var left time.Duration
 	e.reg.Handle("test.flaky", func(ctx context.Context, _ *queue.Job) error {
@@ -52,6 +53,7 @@ func TestRegisteredPolicyDecidesRetries(t *testing.T) {
 // A handler runs with its job's trace in its context, so a job it enqueues
 // in a store transaction (a fan-out's deliveries) continues that trace.
 func TestHandlerContextCarriesJobTrace(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	parent := trace.New()
 	e.reg.Handle("test.parent", func(ctx context.Context, _ *queue.Job) error {

@@ -101,6 +101,7 @@ func (e *env) dead(t *testing.T) []*queue.Info {
 }
 
 func TestConcurrencyRule(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ runnable, min, max, want int }{
 		{0, 8, 32, 8}, {99, 8, 32, 8}, {100, 8, 32, 20}, {499, 8, 32, 20}, {500, 8, 32, 32}, {10000, 8, 32, 32},
 		{200, 2, 4, 4}, {200, 25, 40, 25}, {50, 1, 1, 1},
@@ -112,6 +113,7 @@ func TestConcurrencyRule(t *testing.T) {
 }
 
 func TestTypedHandlersAndBadPayloads(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	type greet struct{ Name string }
 	var got []string
@@ -148,6 +150,7 @@ func TestTypedHandlersAndBadPayloads(t *testing.T) {
 }
 
 func TestPanickingHandlerDiesAloneAfterItsAttempts(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.reg.Handle("test.panic", func(context.Context, *queue.Job) error { panic("kaboom") }, queue.Policy{})
 	var ok atomic.Int32
@@ -174,6 +177,7 @@ func TestPanickingHandlerDiesAloneAfterItsAttempts(t *testing.T) {
 }
 
 func TestPermanentErrorGoesDeadAtOnce(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.reg.Handle("test.permanent", func(context.Context, *queue.Job) error {
 		return queue.Permanent(errors.New("the post was deleted"))
@@ -191,6 +195,7 @@ func TestPermanentErrorGoesDeadAtOnce(t *testing.T) {
 // maximum, and a run that never reaches the wanted concurrency fails
 // rather than passing by luck.
 func TestAdaptiveConcurrency(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		jobs, want int
 	}{{50, 8}, {300, 20}, {700, 32}} {
@@ -241,6 +246,7 @@ func TestAdaptiveConcurrency(t *testing.T) {
 // queued, so the next look at the depth must see it, and the burst's jobs
 // hold until the maximum of them run at once.
 func TestBurstScalesUp(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	started := make(chan struct{}, 20)
 	burstIn, full, expired := make(chan struct{}), make(chan struct{}), make(chan struct{})
@@ -313,6 +319,7 @@ func (s claimSpy) DequeueBatch(ctx context.Context, topics []string, max int) ([
 // nothing to claim, and polls once an hour: only the wake-up of the
 // committed transaction can explain the job running.
 func TestResidentWakesOnEnqueue(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ran := make(chan time.Time, 1)
 	e.reg.Handle("test.wake", func(context.Context, *queue.Job) error { ran <- time.Now(); return nil }, queue.Policy{})
@@ -341,6 +348,7 @@ func TestResidentWakesOnEnqueue(t *testing.T) {
 }
 
 func TestGracefulShutdown(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	started := make(chan struct{}, 2)
 	e.reg.Handle("test.quick", func(ctx context.Context, j *queue.Job) error {
@@ -380,6 +388,7 @@ func TestGracefulShutdown(t *testing.T) {
 }
 
 func TestRunOnceStopsWhenEmptyAndMaintains(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	var n atomic.Int32
 	e.reg.Handle("test.x", func(context.Context, *queue.Job) error { n.Add(1); return nil }, queue.Policy{})
@@ -411,6 +420,7 @@ func TestRunOnceStopsWhenEmptyAndMaintains(t *testing.T) {
 }
 
 func TestJobLogFormat(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.reg.Handle("test.log", func(context.Context, *queue.Job) error { return errors.New("remote said no") }, queue.Policy{})
 	j := queue.NewJob("test.log", []byte(`{}`))
@@ -442,6 +452,7 @@ func TestJobLogFormat(t *testing.T) {
 // topic policy's timeout (60 s), and a run that overstays it is retried
 // with the timeout as its reason.
 func TestEachRunHasItsTopicsTimeout(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	var left time.Duration
 	e.reg.Handle("test.deadline", func(ctx context.Context, _ *queue.Job) error {
@@ -473,6 +484,7 @@ func TestEachRunHasItsTopicsTimeout(t *testing.T) {
 }
 
 func TestMaintainSchedulesPeriodicJobsOncePerPeriod(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	day := func(now time.Time) queue.Job {
 		j := queue.NewJob("test.daily", []byte(`{}`))
@@ -495,6 +507,7 @@ func TestMaintainSchedulesPeriodicJobsOncePerPeriod(t *testing.T) {
 // concurrency never runs more jobs at once than the cap, while other
 // topics keep the worker's slots.
 func TestPolicyConcurrencyCapsATopic(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	var mu sync.Mutex
 	running, most := map[string]int{}, map[string]int{}

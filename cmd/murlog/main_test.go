@@ -37,6 +37,7 @@ func command(t *testing.T, dir string, env []string, args ...string) *exec.Cmd {
 }
 
 func TestDispatch(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args     []string
 		code     int
@@ -80,6 +81,7 @@ func TestMalformedIniFailsFast(t *testing.T) {
 // TestCGIChosenByEnvironment runs the binary with no arguments and a CGI
 // environment, as Apache does for murlog.cgi.
 func TestCGIChosenByEnvironment(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cmd := command(t, dir, []string{"GATEWAY_INTERFACE=CGI/1.1", "REQUEST_METHOD=GET", "REQUEST_URI=/",
 		"SERVER_PROTOCOL=HTTP/1.1", "HTTP_HOST=example.com", "HTTP_ACCEPT=text/html", "SCRIPT_NAME=/murlog.cgi",
@@ -101,6 +103,7 @@ func TestCGIChosenByEnvironment(t *testing.T) {
 // TestServeGracefulShutdown sends SIGTERM while a request is in flight: the
 // request completes, new connections are refused, and murlog exits 0.
 func TestServeGracefulShutdown(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cmd := command(t, dir, []string{"MURLOG_SCHEME=http"}, "serve", "--listen", "127.0.0.1:0")
 	stderr, _ := cmd.StderrPipe()
@@ -179,6 +182,7 @@ func TestServeGracefulShutdown(t *testing.T) {
 // TestHelpShowsDoubleDashFlags: --help is an answer, not a mistake, and
 // lists the flags the way the usage text spells them.
 func TestHelpShowsDoubleDashFlags(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	if code := run([]string{"serve", "--help"}, &out, &errb); code != 0 {
 		t.Fatalf("serve --help = %d (stderr %q); want 0", code, errb.String())
@@ -194,6 +198,7 @@ func TestHelpShowsDoubleDashFlags(t *testing.T) {
 }
 
 func TestBuildVersion(t *testing.T) {
+	t.Parallel()
 	rev := "0123456789abcdef0123456789abcdef01234567"
 	for _, tc := range []struct {
 		name     string
@@ -221,6 +226,7 @@ func TestBuildVersion(t *testing.T) {
 // version it reports that; from a git checkout without one it reports the
 // revision (not a bare "dev").
 func TestVersionOfBuiltBinary(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -301,6 +307,7 @@ func startServe(t *testing.T, dir string, env ...string) (*exec.Cmd, string, *[]
 // TestServeCreatesPrivateFiles: murlog runs with umask 0077, so what it
 // creates is its user's alone, except the media folder Apache must read.
 func TestServeCreatesPrivateFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cmd, addr, _ := startServe(t, dir)
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))

@@ -3,6 +3,7 @@ package contenttype
 import "testing"
 
 func TestOf(t *testing.T) {
+	t.Parallel()
 	for name, want := range map[string]string{
 		"index.html": "text/html; charset=utf-8", "assets/index-Ab12.JS": "text/javascript; charset=utf-8",
 		"style.0123456789.css": "text/css; charset=utf-8", "manifest.webmanifest": "application/manifest+json",

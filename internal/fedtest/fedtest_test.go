@@ -17,6 +17,7 @@ import (
 // own name with a logged-in owner and a running worker, and each reaches
 // the other by name through the shared table.
 func TestTwoInstances(t *testing.T) {
+	t.Parallel()
 	names := NewNames()
 	a := Start(t, names, Options{Name: "alpha.test", Username: "alice"})
 	b := Start(t, names, Options{Name: "beta.test", Username: "bob"})
@@ -62,6 +63,7 @@ func TestTwoInstances(t *testing.T) {
 }
 
 func TestNamesResolveOnlyWhatTheyHold(t *testing.T) {
+	t.Parallel()
 	n := NewNames()
 	n.Add("Alpha.Test", loopback)
 	ctx := context.Background()
@@ -91,6 +93,7 @@ func TestNamesResolveOnlyWhatTheyHold(t *testing.T) {
 // its inbox sees it; an ordinary instance lets the same request through
 // to its inbox.
 func TestCavageOnlyPeerRefusesRFC9421(t *testing.T) {
+	t.Parallel()
 	names := NewNames()
 	peer := Start(t, names, Options{Name: "cavage.test", CavageOnly: true})
 	plain := Start(t, names, Options{Name: "plain.test"})

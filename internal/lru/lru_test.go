@@ -7,6 +7,7 @@ import (
 )
 
 func TestEvictsLeastRecentlyUsed(t *testing.T) {
+	t.Parallel()
 	c := New[string, int](2)
 	c.Put("a", 1)
 	c.Put("b", 2)
@@ -32,6 +33,7 @@ func TestEvictsLeastRecentlyUsed(t *testing.T) {
 }
 
 func TestConcurrent(t *testing.T) {
+	t.Parallel()
 	c := New[string, int](50)
 	var wg sync.WaitGroup
 	for g := 0; g < 8; g++ {

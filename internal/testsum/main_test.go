@@ -7,6 +7,7 @@ import (
 )
 
 func TestSummary(t *testing.T) {
+	t.Parallel()
 	in := strings.Join([]string{
 		`{"Action":"start","Package":"p"}`,
 		`{"Action":"run","Package":"p","Test":"TestOK"}`,
@@ -49,6 +50,7 @@ func TestSummary(t *testing.T) {
 }
 
 func TestAllPassedExitsZero(t *testing.T) {
+	t.Parallel()
 	in := `{"Action":"pass","Package":"p","Test":"TestOK"}` + "\n" + `{"Action":"output","Package":"p","Output":"ok  \tp\t0.01s\n"}`
 	var out bytes.Buffer
 	if code := run(strings.NewReader(in), &out); code != 0 {
@@ -60,6 +62,7 @@ func TestAllPassedExitsZero(t *testing.T) {
 }
 
 func TestPackageFailureOutsideTests(t *testing.T) {
+	t.Parallel()
 	in := `{"Action":"output","Package":"p","Output":"panic: boom\n"}` + "\n" + `{"Action":"fail","Package":"p"}`
 	var out bytes.Buffer
 	if code := run(strings.NewReader(in), &out); code != 1 {
