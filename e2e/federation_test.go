@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/murlog/murlog/internal/fedtest"
 )
@@ -145,6 +146,17 @@ type walk struct {
 	bobPost          localPost  // bob's note, on beta
 	bobPostOnA       remotePost // the same note as alpha received it
 	aliceReply       localPost
+
+	poll time.Duration // how often eventually checks; 100 ms when zero
+	took []stepTime    // each step's wall time, in walk order
+}
+
+// stepTime is how long one step of the walk took: its action and the wait
+// until the other side (and, where checked, both) showed its effect.
+type stepTime struct {
+	name    string
+	d       time.Duration
+	skipped bool
 }
 
 func (w *walk) run(t *testing.T) {
@@ -169,7 +181,13 @@ func (w *walk) run(t *testing.T) {
 	for _, s := range steps {
 		// A failed step stops the walk: the later steps build on it, and
 		// their failures would only repeat the first one.
-		if !t.Run(s.name, s.fn) {
+		start, skipped := time.Now(), false
+		ok := t.Run(s.name, func(t *testing.T) {
+			defer func() { skipped = t.Skipped() }()
+			s.fn(t)
+		})
+		w.took = append(w.took, stepTime{s.name, time.Since(start), skipped})
+		if !ok {
 			t.Fatalf("step %s failed; the walk stops there", s.name)
 		}
 	}
@@ -177,7 +195,11 @@ func (w *walk) run(t *testing.T) {
 
 func (w *walk) eventually(t *testing.T, what string, check func() (bool, string)) {
 	t.Helper()
-	fedtest.Eventually(t, what, check, w.a, w.b)
+	every := w.poll
+	if every == 0 {
+		every = 100 * time.Millisecond
+	}
+	fedtest.EventuallyEvery(t, every, what, check, w.a, w.b)
 }
 
 // lookup: each finds the other by @user@host (WebFinger, then a signed

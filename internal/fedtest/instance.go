@@ -20,6 +20,7 @@ import (
 
 	"github.com/murlog/murlog/app"
 	"github.com/murlog/murlog/client"
+	"github.com/murlog/murlog/internal/apachetest"
 	"github.com/murlog/murlog/internal/testsite"
 )
 
@@ -58,7 +59,13 @@ type Instance struct {
 	Server   *httptest.Server
 	Owner    *client.Client // logged in, reaching the site through Names
 	Logs     *testsite.SyncBuffer
-	names    *Names
+	// Apache is the Apache httpd that runs the instance as CGI (StartCGI);
+	// nil for the other kinds.
+	Apache *apachetest.Server
+	names  *Names
+	// logText, when set, reads the instance's log lines (a CGI instance's
+	// are in Apache's error_log and worker.log); else Logs holds them.
+	logText func() string
 }
 
 // Start starts an instance named o.Name in names, runs both setup steps
@@ -228,7 +235,7 @@ func (in *Instance) Get(tb testing.TB, path, accept string) (int, []byte) {
 // instance wrote whose path satisfies match.
 func (in *Instance) Requests(match func(method, path string, status int) bool) []Request {
 	var out []Request
-	for _, line := range strings.Split(in.Logs.String(), "\n") {
+	for _, line := range strings.Split(in.LogText(), "\n") {
 		var r struct {
 			Msg    string `json:"msg"`
 			Method string `json:"method"`
@@ -243,6 +250,14 @@ func (in *Instance) Requests(match func(method, path string, status int) bool) [
 		}
 	}
 	return out
+}
+
+// LogText returns the JSON log lines the instance wrote so far.
+func (in *Instance) LogText() string {
+	if in.logText != nil {
+		return in.logText()
+	}
+	return in.Logs.String()
 }
 
 // Request is one logged request.
