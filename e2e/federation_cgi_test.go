@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -33,6 +34,10 @@ func TestFederationWalkCGI(t *testing.T) {
 		{name: "serve⇄serve", aliceOpt: fedtest.Options{Name: "alpha.test", Username: "alice"}, bobOpt: fedtest.Options{Name: "beta.test", Username: "bob"}},
 		{name: "cgi⇄serve", cgiA: true, aliceOpt: fedtest.Options{Username: "alice"}, bobOpt: fedtest.Options{Name: "127.0.0.1", Username: "bob"}},
 		{name: "serve⇄cgi", cgiB: true, aliceOpt: fedtest.Options{Name: "127.0.0.1", Username: "alice"}, bobOpt: fedtest.Options{Username: "bob"}},
+		// bob speaks only draft-cavage, as most of the fediverse: alice's
+		// workers, a new process each, must double-knock once in all, not
+		// once per process.
+		{name: "cgi⇄serve (cavage peer)", cgiA: true, aliceOpt: fedtest.Options{Username: "alice"}, bobOpt: fedtest.Options{Name: "127.0.0.1", Username: "bob", CavageOnly: true}},
 	}
 	walks := make([]*walk, len(configs))
 	for i, c := range configs {
@@ -50,13 +55,29 @@ func TestFederationWalkCGI(t *testing.T) {
 			w := &walk{a: a, b: b, tag: c.name, poll: 20 * time.Millisecond}
 			walks[i] = w
 			w.run(t)
+			// The double-knock: the cavage-only peer refuses RFC 9421
+			// once (the first knock), never a peer that speaks it.
+			want := 0
+			if c.bobOpt.CavageOnly {
+				want = 1
+			}
+			if refused := b.Requests(func(method, path string, status int) bool {
+				return method == http.MethodPost && strings.HasSuffix(path, "/inbox") && status == http.StatusUnauthorized
+			}); len(refused) != want {
+				t.Errorf("bob refused %d inbox POSTs with 401 %v; want %d (double-knock once, then the remembered scheme)\n%s",
+					len(refused), refused, want, fedtest.Diagnose(a, b))
+			}
 			for _, in := range []*fedtest.Instance{a, b} {
 				if refused := in.Requests(func(method, path string, status int) bool {
-					return method == http.MethodPost && strings.HasSuffix(path, "/inbox") && status >= 400
+					return method == http.MethodPost && strings.HasSuffix(path, "/inbox") && status >= 400 &&
+						!(in == b && c.bobOpt.CavageOnly && status == http.StatusUnauthorized)
 				}); len(refused) > 0 {
 					t.Errorf("%s refused inbox POSTs %v; want none\n%s", in.Domain, refused, fedtest.Diagnose(a, b))
 				}
 				if in.Apache != nil {
+					if os.Getenv("B6DUMP") != "" {
+						os.WriteFile("/tmp/b6-"+c.name+".log", []byte(in.LogText()), 0o644)
+					}
 					checkSpawnedWorkersRan(t, in)
 				}
 			}
@@ -104,6 +125,9 @@ func checkSpawnedWorkersRan(t *testing.T, in *fedtest.Instance) {
 	}
 	bySvc = map[string]map[string]int{}
 	count(in.CGILog())
+	if served := in.Requests(func(string, string, int) bool { return true }); len(served) == 0 {
+		t.Errorf("%s: no request lines of the CGI processes in Apache's error_log: the check below would see nothing", in.Domain)
+	}
 	if len(bySvc) > 0 {
 		t.Errorf("%s: the CGI processes completed jobs themselves %v; want every job in a spawned worker", in.Domain, bySvc)
 	}

@@ -91,21 +91,23 @@ func (in *Instance) WorkerProg() string {
 	return in.Apache.Path(apachetest.Script)
 }
 
-// cgiLog picks murlog's JSON lines out of Apache's error_log, where
-// mod_cgid writes each line of a CGI program's stderr as
+// cgiLog picks murlog's JSON lines out of Apache's error_log. mod_cgid
+// hands a CGI program the error log itself as stderr, so its lines are
+// there as written; mod_cgi (the prefork setups) copies each one as
 // "[…] AH01215: LINE: /path/murlog.cgi".
 func cgiLog(errorLog string) string {
 	var b strings.Builder
 	for _, line := range strings.Split(errorLog, "\n") {
-		_, rest, ok := strings.Cut(line, "AH01215: ")
-		if !ok {
-			continue
+		if _, rest, ok := strings.Cut(line, "AH01215: "); ok {
+			if i := strings.LastIndex(rest, ": /"); i >= 0 {
+				rest = rest[:i]
+			}
+			line = rest
 		}
-		if i := strings.LastIndex(rest, ": /"); i >= 0 {
-			rest = rest[:i]
+		if strings.HasPrefix(line, "{") {
+			b.WriteString(line)
+			b.WriteByte('\n')
 		}
-		b.WriteString(rest)
-		b.WriteByte('\n')
 	}
 	return b.String()
 }
