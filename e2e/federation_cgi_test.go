@@ -32,12 +32,18 @@ func TestFederationWalkCGI(t *testing.T) {
 		bobOpt   fedtest.Options
 	}{
 		{name: "serve⇄serve", aliceOpt: fedtest.Options{Name: "alpha.test", Username: "alice"}, bobOpt: fedtest.Options{Name: "beta.test", Username: "bob"}},
-		{name: "cgi⇄serve", cgiA: true, aliceOpt: fedtest.Options{Username: "alice"}, bobOpt: fedtest.Options{Name: "127.0.0.1", Username: "bob"}},
-		{name: "serve⇄cgi", cgiB: true, aliceOpt: fedtest.Options{Name: "127.0.0.1", Username: "alice"}, bobOpt: fedtest.Options{Username: "bob"}},
+		// The CGI side is named (alpha.test, beta.test) where the test and
+		// the in-process side resolve it; the side the CGI reaches is
+		// named by its address (OwnLoopback), as murlog.cgi resolves
+		// names with the system resolver. So CGI bob gets the mention
+		// (beta.test is mention syntax) and CGI alice cannot send one (an
+		// address is not).
+		{name: "cgi⇄serve", cgiA: true, aliceOpt: fedtest.Options{Name: "alpha.test", Username: "alice"}, bobOpt: fedtest.Options{OwnLoopback: true, Username: "bob"}},
+		{name: "serve⇄cgi", cgiB: true, aliceOpt: fedtest.Options{OwnLoopback: true, Username: "alice"}, bobOpt: fedtest.Options{Name: "beta.test", Username: "bob"}},
 		// bob speaks only draft-cavage, as most of the fediverse: alice's
 		// workers, a new process each, must double-knock once in all, not
 		// once per process.
-		{name: "cgi⇄serve (cavage peer)", cgiA: true, aliceOpt: fedtest.Options{Username: "alice"}, bobOpt: fedtest.Options{Name: "127.0.0.1", Username: "bob", CavageOnly: true}},
+		{name: "cgi⇄serve (cavage peer)", cgiA: true, aliceOpt: fedtest.Options{Name: "alpha.test", Username: "alice"}, bobOpt: fedtest.Options{OwnLoopback: true, Username: "bob", CavageOnly: true}},
 	}
 	walks := make([]*walk, len(configs))
 	for i, c := range configs {

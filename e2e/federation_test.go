@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"net/http"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -364,6 +365,11 @@ func (w *walk) mention(t *testing.T) {
 		// Off port 80 (no permission to bind it) the domain has a port, and
 		// "@bob@host:port" is not mention syntax, as in Mastodon's.
 		t.Skipf("beta's domain %s carries a port: no mention syntax for it", w.b.Domain)
+	}
+	if _, err := netip.ParseAddr(w.b.Domain); err == nil {
+		// An address is not a host of mention syntax either; a real
+		// process (murlog.cgi) reaches no test name but an address.
+		t.Skipf("beta's domain %s is an IP address: no mention syntax for it", w.b.Domain)
 	}
 	var p localPost
 	w.a.Call(t, "posts.create", map[string]any{"content": "ping " + w.b.Acct() + " (" + w.tag + ")"}, &p)

@@ -3,6 +3,7 @@ package fedtest
 import (
 	"context"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,13 +14,19 @@ import (
 )
 
 // StartCGI runs murlog as the shared host does: murlog.cgi under a real
-// Apache (apachetest) on a free port of 127.0.0.1, with MURLOG_SCHEME=http
+// Apache (apachetest), with MURLOG_SCHEME=http
 // and MURLOG_ALLOW_PRIVATE_NETWORK=1 set by Apache (SetEnv, as a host's
 // panel or .htaccess would), so the CGI processes and the workers they
 // spawn reach loopback. It opens the script once (which writes the
-// .htaccess), runs both setup steps with the listen address as domain
-// ("127.0.0.1:PORT": the CGI resolves names with the system resolver)
-// and logs the owner in. Jobs run only in the `murlog worker --once`
+// .htaccess), runs both setup steps and logs the owner in.
+//
+// Without o.Name, Apache listens on a free port of 127.0.0.1 and that is
+// the domain ("127.0.0.1:PORT"). With it, the domain is o.Name, entered in
+// names: Apache listens on port 80 of a loopback address of its own where
+// it may (root), else the domain is o.Name:PORT. Only the test and
+// in-process instances resolve that name (the CGI resolves names with the
+// system resolver), so the instances the CGI reaches must be named by
+// address: Start with Options.OwnLoopback. Jobs run only in the `murlog worker --once`
 // processes CGI requests spawn; they are killed when the test ends.
 //
 // The instance's log lines are Apache's error_log (the CGI processes'
@@ -40,11 +47,26 @@ func StartCGI(tb testing.TB, names *Names, o Options) *Instance {
 	for k, v := range env {
 		conf.WriteString("SetEnv " + k + " " + v + "\n")
 	}
-	s := apachetest.Start(tb, apachetest.Options{Config: conf.String()})
+	ao := apachetest.Options{Config: conf.String()}
+	if o.Name != "" {
+		if a, ok := ownLoopback(); ok {
+			ao.Listen = netip.AddrPortFrom(a, 80).String()
+		}
+	}
+	s := apachetest.Start(tb, ao)
 	prog := s.Path(apachetest.Script)
 	tb.Cleanup(func() { apachetest.KillWorkers(prog) })
-	in := &Instance{Name: "127.0.0.1", Domain: s.Addr, Base: s.URL, Username: o.Username, Dir: s.DocRoot,
+	in := &Instance{Name: loopback.String(), Domain: s.Addr, Username: o.Username, Dir: s.DocRoot,
 		Logs: &testsite.SyncBuffer{}, Apache: s, names: names}
+	if o.Name != "" {
+		ap := netip.MustParseAddrPort(s.Addr)
+		in.Name, in.Domain = o.Name, o.Name
+		if ap.Port() != 80 {
+			in.Domain = hostPort(o.Name, int(ap.Port()))
+		}
+		names.Add(o.Name, ap.Addr())
+	}
+	in.Base = "http://" + in.Domain
 	in.logText = func() string { return in.CGILog() + in.WorkerLog() }
 	ctx := context.Background()
 	c := in.NewClient()
