@@ -196,11 +196,15 @@ func (w *walk) run(t *testing.T) {
 
 func (w *walk) eventually(t *testing.T, what string, check func() (bool, string)) {
 	t.Helper()
-	every := w.poll
-	if every == 0 {
-		every = 100 * time.Millisecond
+	fedtest.EventuallyEvery(t, w.every(), what, check, w.a, w.b)
+}
+
+// every is how often the walk polls.
+func (w *walk) every() time.Duration {
+	if w.poll == 0 {
+		return 100 * time.Millisecond
 	}
-	fedtest.EventuallyEvery(t, every, what, check, w.a, w.b)
+	return w.poll
 }
 
 // lookup: each finds the other by @user@host (WebFinger, then a signed
@@ -472,7 +476,7 @@ func (w *walk) block(t *testing.T) {
 	}
 	var p localPost
 	w.b.Call(t, "posts.create", map[string]any{"content": "after the block (" + w.tag + ")"}, &p)
-	fedtest.Settle(t, w.a, w.b)
+	fedtest.SettleEvery(t, w.every(), w.a, w.b)
 	var d deliveries
 	w.b.Call(t, "posts.deliveries", map[string]any{"id": p.ID}, &d)
 	for _, in := range d.Inboxes {

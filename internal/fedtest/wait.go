@@ -44,7 +44,13 @@ func EventuallyEvery(tb testing.TB, every time.Duration, what string, check func
 // scheduled for later — retries, maintenance — do not count).
 func Settle(tb testing.TB, ins ...*Instance) {
 	tb.Helper()
-	Eventually(tb, "settled (no job pending or running)", func() (bool, string) {
+	SettleEvery(tb, 100*time.Millisecond, ins...)
+}
+
+// SettleEvery is Settle polling every interval.
+func SettleEvery(tb testing.TB, every time.Duration, ins ...*Instance) {
+	tb.Helper()
+	EventuallyEvery(tb, every, "settled (no job pending or running)", func() (bool, string) {
 		var busy []string
 		for _, in := range ins {
 			var st struct{ Pending, Running int }
