@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -81,9 +80,6 @@ func TestFederationWalkCGI(t *testing.T) {
 					t.Errorf("%s refused inbox POSTs %v; want none\n%s", in.Domain, refused, fedtest.Diagnose(a, b))
 				}
 				if in.Apache != nil {
-					if os.Getenv("B6DUMP") != "" {
-						os.WriteFile("/tmp/b6-"+c.name+".log", []byte(in.LogText()), 0o644)
-					}
 					checkSpawnedWorkersRan(t, in)
 				}
 			}
