@@ -14,6 +14,7 @@ import (
 	"github.com/murlog/murlog/outbound"
 	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/social"
+	"github.com/murlog/murlog/store"
 	"github.com/murlog/murlog/worker"
 )
 
@@ -21,8 +22,10 @@ import (
 // fetch and delivery goes through it, and so through its address guard.
 // A site served over plain http (a lab, the two-instance tests) may fetch
 // over http too; allow_private_network lets it reach loopback and private
-// addresses.
-func (a *App) newOutbound(cfg *config.Config, site murlog.Site) *outbound.Client {
+// addresses. Which signature scheme each domain accepted is kept in the
+// database (outbound.NewStoredMemory), so CGI's short-lived workers knock
+// once per domain, as serve does, not once per process.
+func (a *App) newOutbound(cfg *config.Config, site murlog.Site, db store.Store) *outbound.Client {
 	ua := "murlog/" + murlog.Version
 	if site.Domain != "" {
 		ua += " (+" + site.Base() + "/)"
@@ -32,6 +35,7 @@ func (a *App) newOutbound(cfg *config.Config, site murlog.Site) *outbound.Client
 		AllowHTTP:    cfg.Scheme == "http",
 		Resolver:     a.opts.Resolver,
 		UserAgent:    ua,
+		Memory:       outbound.NewStoredMemory(10000, domains.New(db), a.log),
 	})
 }
 

@@ -131,7 +131,7 @@ func (a *App) run(ctx context.Context, in *installed) (*running, error) {
 	cfg := in.cfg
 	rt := &running{installed: in, site: murlog.Site{Scheme: cfg.Scheme, Domain: vals[murlog.SettingDomain]}}
 	rt.metrics = metrics.Handler(cfg.MetricsToken, metricsSource{in})
-	rt.out = a.newOutbound(cfg, rt.site)
+	rt.out = a.newOutbound(cfg, rt.site, db)
 	// The federation documents and the blog's URLs name the domain.
 	a.wireFederation(rt)
 	a.wireBlog(rt)

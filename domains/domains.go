@@ -160,3 +160,30 @@ func (s *Service) get(ctx context.Context, d string) (*store.DomainFailure, erro
 	})
 	return f, err
 }
+
+// LoadScheme returns the HTTP signature scheme remembered for domain
+// (outbound.SchemeStore); ok is false when none is.
+func (s *Service) LoadScheme(ctx context.Context, domain string) (scheme string, ok bool, err error) {
+	d, err := Normalize(domain)
+	if err != nil {
+		return "", false, err
+	}
+	err = s.store.View(ctx, func(tx store.Tx) error {
+		scheme, err = tx.SignatureSchemes().Get(d)
+		return err
+	})
+	if murlog.ErrorCode(err) == murlog.ENotFound {
+		return "", false, nil
+	}
+	return scheme, err == nil, err
+}
+
+// SaveScheme remembers that domain accepted the HTTP signature scheme
+// (outbound.SchemeStore).
+func (s *Service) SaveScheme(ctx context.Context, domain, scheme string) error {
+	d, err := Normalize(domain)
+	if err != nil {
+		return err
+	}
+	return s.store.Update(ctx, func(tx store.Tx) error { return tx.SignatureSchemes().Put(d, scheme, tx.Now()) })
+}

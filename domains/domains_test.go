@@ -223,10 +223,12 @@ func TestInvalidDomains(t *testing.T) {
 	c := &clock{t: time.Date(2026, 4, 10, 12, 0, 0, 0, time.UTC)}
 	s, _ := open(t, c)
 	calls := map[string]func(string) error{
-		"Failure": func(d string) error { return s.Failure(ctx, d, errors.New("x")) },
-		"Success": func(d string) error { return s.Success(ctx, d) },
-		"Reset":   func(d string) error { return s.Reset(ctx, d) },
-		"IsDead":  func(d string) error { _, err := s.IsDead(ctx, d); return err },
+		"Failure":    func(d string) error { return s.Failure(ctx, d, errors.New("x")) },
+		"Success":    func(d string) error { return s.Success(ctx, d) },
+		"Reset":      func(d string) error { return s.Reset(ctx, d) },
+		"IsDead":     func(d string) error { _, err := s.IsDead(ctx, d); return err },
+		"LoadScheme": func(d string) error { _, _, err := s.LoadScheme(ctx, d); return err },
+		"SaveScheme": func(d string) error { return s.SaveScheme(ctx, d, "cavage") },
 	}
 	for name, call := range calls {
 		for _, d := range []string{"", "https://a.example/inbox", "a.example/inbox"} {
@@ -237,5 +239,27 @@ func TestInvalidDomains(t *testing.T) {
 	}
 	if l, err := s.List(ctx); err != nil || len(l) != 0 {
 		t.Errorf("after refused calls List = %+v, %v; want nothing recorded", l, err)
+	}
+}
+
+// TestSchemes: the double-knock's memory (outbound.SchemeStore) is kept
+// per normalised domain, so the outbound client's "A.Example:8443" and
+// "a.example:8443" are one, and a second save replaces the first.
+func TestSchemes(t *testing.T) {
+	c := &clock{t: time.Date(2026, 4, 10, 12, 0, 0, 0, time.UTC)}
+	s, _ := open(t, c)
+	if got, ok, err := s.LoadScheme(ctx, "a.example:8443"); err != nil || ok {
+		t.Errorf("LoadScheme before any save = %q, %v, %v; want not ok, no error", got, ok, err)
+	}
+	for _, scheme := range []string{"rfc9421", "cavage"} {
+		if err := s.SaveScheme(ctx, "A.Example:8443", scheme); err != nil {
+			t.Fatalf("SaveScheme(%s): %v", scheme, err)
+		}
+	}
+	if got, ok, err := s.LoadScheme(ctx, "a.example:8443"); err != nil || !ok || got != "cavage" {
+		t.Errorf("LoadScheme = %q, %v, %v; want cavage (the last save)", got, ok, err)
+	}
+	if _, ok, err := s.LoadScheme(ctx, "a.example"); err != nil || ok {
+		t.Errorf("LoadScheme of the domain without the port = %v, %v; want not ok: another server", ok, err)
 	}
 }

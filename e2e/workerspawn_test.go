@@ -27,38 +27,11 @@ import (
 // spawns a detached `murlog worker --once` after its response, and serve
 // and CGI share one database file.
 
-// workerPids returns the running `<prog> worker …` processes: the workers
-// CGI requests spawned. They leave Apache's process group (setsid), so
-// Apache's shutdown does not reach them; tests find them here.
-func workerPids(prog string) []int {
-	ents, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil {
-			continue
-		}
-		argv := strings.Split(string(b), "\x00")
-		if len(argv) > 1 && argv[0] == prog && argv[1] == "worker" {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
+// workerPids returns the running workers CGI requests spawned.
+func workerPids(prog string) []int { return apachetest.WorkerPids(prog) }
 
 // killWorkers kills every spawned worker of prog still running.
-func killWorkers(prog string) {
-	for _, pid := range workerPids(prog) {
-		syscall.Kill(pid, syscall.SIGKILL)
-	}
-	for i := 0; i < 100 && len(workerPids(prog)) > 0; i++ {
-		time.Sleep(10 * time.Millisecond)
-	}
-}
+func killWorkers(prog string) { apachetest.KillWorkers(prog) }
 
 // procStat returns a process's parent, process group and session.
 func procStat(pid int) (ppid, pgrp, sid int, err error) {

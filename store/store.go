@@ -53,6 +53,9 @@ type Tx interface {
 	Jobs() Jobs
 	// DomainFailures is the delivery circuit breaker's state.
 	DomainFailures() DomainFailures
+	// SignatureSchemes is which HTTP signature scheme each remote domain
+	// accepted, so every process of the site knocks once per domain.
+	SignatureSchemes() SignatureSchemes
 	// FanoutProgress records how far each fan-out has got.
 	FanoutProgress() FanoutProgress
 
@@ -291,6 +294,18 @@ type DomainFailure struct {
 // tell a TLS error from a 410, too little for a remote error page to bloat
 // the table.
 const MaxDomainError = 500
+
+// SignatureSchemes stores, per remote domain, the HTTP signature scheme it
+// accepted ("rfc9421", "cavage"): the outbound client's double-knock
+// memory, kept in the database because under CGI every worker is a new
+// process, and an in-memory one would knock twice in each. Domains are
+// taken as given (lower-case host[:port]).
+type SignatureSchemes interface {
+	// Get returns domain's scheme or an ENotFound error.
+	Get(domain string) (string, error)
+	// Put records domain's scheme at the given time, replacing any.
+	Put(domain, scheme string, at time.Time) error
+}
 
 // DomainFailures stores delivery failures per remote domain. Domains are
 // taken as given: the caller normalises them.

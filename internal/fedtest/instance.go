@@ -20,6 +20,7 @@ import (
 
 	"github.com/murlog/murlog/app"
 	"github.com/murlog/murlog/client"
+	"github.com/murlog/murlog/internal/apachetest"
 	"github.com/murlog/murlog/internal/testsite"
 )
 
@@ -32,6 +33,13 @@ type Options struct {
 	// Name when the instance could listen on port 80 of a loopback address
 	// of its own, else Name:PORT (see listen).
 	Name string
+	// OwnLoopback, with Name empty, names the instance by a loopback
+	// address of its own ("127.8.9.10": a domain with neither a DNS name
+	// nor a port) where it may listen on port 80, so a real process
+	// (murlog.cgi, which resolves names with the system resolver) reaches
+	// it without the Names table; elsewhere it is 127.0.0.1 on a free
+	// port, and the domain is 127.0.0.1:PORT.
+	OwnLoopback bool
 	// Username is the primary persona's; "owner" when empty.
 	Username string
 	// Env adds MURLOG_* overrides (MURLOG_SCHEME=http and
@@ -58,7 +66,13 @@ type Instance struct {
 	Server   *httptest.Server
 	Owner    *client.Client // logged in, reaching the site through Names
 	Logs     *testsite.SyncBuffer
-	names    *Names
+	// Apache is the Apache httpd that runs the instance as CGI (StartCGI);
+	// nil for the other kinds.
+	Apache *apachetest.Server
+	names  *Names
+	// logText, when set, reads the instance's log lines (a CGI instance's
+	// are in Apache's error_log and worker.log); else Logs holds them.
+	logText func() string
 }
 
 // Start starts an instance named o.Name in names, runs both setup steps
@@ -68,6 +82,12 @@ func Start(tb testing.TB, names *Names, o Options) *Instance {
 	tb.Helper()
 	if o.Username == "" {
 		o.Username = "owner"
+	}
+	if o.Name == "" && o.OwnLoopback {
+		o.Name = loopback.String()
+		if a, ok := ownLoopback(); ok {
+			o.Name = a.String()
+		}
 	}
 	in := &Instance{Name: o.Name, Username: o.Username, Dir: tb.TempDir(), Logs: &testsite.SyncBuffer{}, names: names}
 	env := map[string]string{"MURLOG_SCHEME": "http", "MURLOG_ALLOW_PRIVATE_NETWORK": "1"}
@@ -124,6 +144,11 @@ func Start(tb testing.TB, names *Names, o Options) *Instance {
 func listen(tb testing.TB, name string) (net.Listener, netip.Addr) {
 	tb.Helper()
 	if a, err := netip.ParseAddr(name); err == nil {
+		if a != loopback { // an address of its own (Options.OwnLoopback): port 80 first
+			if ln, err := net.Listen("tcp", netip.AddrPortFrom(a, 80).String()); err == nil {
+				return ln, a
+			}
+		}
 		ln, err := net.Listen("tcp", netip.AddrPortFrom(a, 0).String())
 		if err != nil {
 			tb.Fatal(err)
@@ -145,6 +170,25 @@ func listen(tb testing.TB, name string) (net.Listener, netip.Addr) {
 		tb.Fatal(err)
 	}
 	return ln, loopback
+}
+
+// ownLoopback picks a loopback address (127.x.y.z) whose port 80 this
+// process may bind and nobody holds, or reports false (no root, no
+// CAP_NET_BIND_SERVICE). The port is free when it returns; whoever binds
+// it next should do so at once.
+func ownLoopback() (netip.Addr, bool) {
+	for range 5 {
+		a := netip.AddrFrom4([4]byte{127, byte(1 + rand.IntN(254)), byte(rand.IntN(256)), byte(1 + rand.IntN(254))})
+		ln, err := net.Listen("tcp", netip.AddrPortFrom(a, 80).String())
+		if err == nil {
+			ln.Close()
+			return a, true
+		}
+		if !errors.Is(err, syscall.EADDRINUSE) {
+			break
+		}
+	}
+	return netip.Addr{}, false
 }
 
 // startWorker runs the app's worker as serve does, stopped (and waited
@@ -228,7 +272,7 @@ func (in *Instance) Get(tb testing.TB, path, accept string) (int, []byte) {
 // instance wrote whose path satisfies match.
 func (in *Instance) Requests(match func(method, path string, status int) bool) []Request {
 	var out []Request
-	for _, line := range strings.Split(in.Logs.String(), "\n") {
+	for _, line := range strings.Split(in.LogText(), "\n") {
 		var r struct {
 			Msg    string `json:"msg"`
 			Method string `json:"method"`
@@ -243,6 +287,14 @@ func (in *Instance) Requests(match func(method, path string, status int) bool) [
 		}
 	}
 	return out
+}
+
+// LogText returns the JSON log lines the instance wrote so far.
+func (in *Instance) LogText() string {
+	if in.logText != nil {
+		return in.logText()
+	}
+	return in.Logs.String()
 }
 
 // Request is one logged request.

@@ -17,6 +17,13 @@ const Timeout = 10 * time.Second
 // and retrying jobs, their warnings), which names the component at fault.
 func Eventually(tb testing.TB, what string, check func() (ok bool, got string), ins ...*Instance) {
 	tb.Helper()
+	EventuallyEvery(tb, 100*time.Millisecond, what, check, ins...)
+}
+
+// EventuallyEvery is Eventually polling every interval: a test that
+// measures how soon something shows polls more often than 100 ms.
+func EventuallyEvery(tb testing.TB, every time.Duration, what string, check func() (ok bool, got string), ins ...*Instance) {
+	tb.Helper()
 	deadline := time.Now().Add(Timeout)
 	var got string
 	for {
@@ -28,7 +35,7 @@ func Eventually(tb testing.TB, what string, check func() (ok bool, got string), 
 		if time.Now().After(deadline) {
 			break
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(every)
 	}
 	tb.Fatalf("after %s, still not %s\nlast seen: %s\n%s", Timeout, what, got, Diagnose(ins...))
 }
@@ -37,7 +44,13 @@ func Eventually(tb testing.TB, what string, check func() (ok bool, got string), 
 // scheduled for later — retries, maintenance — do not count).
 func Settle(tb testing.TB, ins ...*Instance) {
 	tb.Helper()
-	Eventually(tb, "settled (no job pending or running)", func() (bool, string) {
+	SettleEvery(tb, 100*time.Millisecond, ins...)
+}
+
+// SettleEvery is Settle polling every interval.
+func SettleEvery(tb testing.TB, every time.Duration, ins ...*Instance) {
+	tb.Helper()
+	EventuallyEvery(tb, every, "settled (no job pending or running)", func() (bool, string) {
 		var busy []string
 		for _, in := range ins {
 			var st struct{ Pending, Running int }
@@ -91,7 +104,7 @@ func Diagnose(ins ...*Instance) string {
 // request lines with a status of 400 or more.
 func Warnings(in *Instance, n int) []string {
 	var out []string
-	for _, line := range strings.Split(in.Logs.String(), "\n") {
+	for _, line := range strings.Split(in.LogText(), "\n") {
 		var l struct {
 			Level  string `json:"level"`
 			Msg    string `json:"msg"`

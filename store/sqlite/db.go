@@ -325,22 +325,25 @@ func (t *tx) LoginAttempts() store.LoginAttemptsRepo { return loginAttempts{t} }
 func (t *tx) TwoFactor() store.TwoFactor             { return twoFactor{t} }
 func (t *tx) Jobs() store.Jobs                       { return jobs{t} }
 func (t *tx) DomainFailures() store.DomainFailures   { return domainFailures{t} }
-func (t *tx) FanoutProgress() store.FanoutProgress   { return fanoutProgress{t} }
-func (t *tx) RemoteActors() store.RemoteActors       { return remoteActors{t} }
-func (t *tx) Follows() store.Follows                 { return follows{t} }
-func (t *tx) Followers() store.Followers             { return followers{t} }
-func (t *tx) RemotePosts() store.RemotePosts         { return remotePosts{t} }
-func (t *tx) Interactions() store.Interactions       { return interactions{t} }
-func (t *tx) Blocks() store.Blocks                   { return blocks{t} }
-func (t *tx) DomainBlocks() store.DomainBlocks       { return domainBlocks{t} }
-func (t *tx) Notifications() store.Notifications     { return notifications{t} }
-func (t *tx) Deliveries() store.Deliveries           { return deliveries{t} }
-func (t *tx) Pins() store.Pins                       { return pins{t} }
-func (t *tx) Tombstones() store.Tombstones           { return tombstones{t} }
-func (t *tx) Timeline() store.Timeline               { return timeline{t} }
-func (t *tx) InboxItems() store.InboxItems           { return inboxItems{t} }
-func (t *tx) PubConfigs() store.PubConfigs           { return pubConfigs{t} }
-func (t *tx) PublicPosts() store.PublicPosts         { return publicPosts{t} }
+func (t *tx) SignatureSchemes() store.SignatureSchemes {
+	return signatureSchemes{t}
+}
+func (t *tx) FanoutProgress() store.FanoutProgress { return fanoutProgress{t} }
+func (t *tx) RemoteActors() store.RemoteActors     { return remoteActors{t} }
+func (t *tx) Follows() store.Follows               { return follows{t} }
+func (t *tx) Followers() store.Followers           { return followers{t} }
+func (t *tx) RemotePosts() store.RemotePosts       { return remotePosts{t} }
+func (t *tx) Interactions() store.Interactions     { return interactions{t} }
+func (t *tx) Blocks() store.Blocks                 { return blocks{t} }
+func (t *tx) DomainBlocks() store.DomainBlocks     { return domainBlocks{t} }
+func (t *tx) Notifications() store.Notifications   { return notifications{t} }
+func (t *tx) Deliveries() store.Deliveries         { return deliveries{t} }
+func (t *tx) Pins() store.Pins                     { return pins{t} }
+func (t *tx) Tombstones() store.Tombstones         { return tombstones{t} }
+func (t *tx) Timeline() store.Timeline             { return timeline{t} }
+func (t *tx) InboxItems() store.InboxItems         { return inboxItems{t} }
+func (t *tx) PubConfigs() store.PubConfigs         { return pubConfigs{t} }
+func (t *tx) PublicPosts() store.PublicPosts       { return publicPosts{t} }
 func (t *tx) QuoteAuthorizations() store.QuoteAuthorizations {
 	return quoteAuthorizations{t}
 }

@@ -95,3 +95,23 @@ func truncateRunes(s string, n int) string {
 	}
 	return s
 }
+
+// signatureSchemes implements store.SignatureSchemes over the
+// signature_schemes table: one row per remote domain delivered to.
+type signatureSchemes struct{ t *tx }
+
+func (r signatureSchemes) Get(domain string) (string, error) {
+	return one(r.t, "signature scheme", "SELECT scheme FROM signature_schemes WHERE domain = ?",
+		func(sc interface{ Scan(...any) error }) (string, error) {
+			var s string
+			err := sc.Scan(&s)
+			return s, err
+		}, domain)
+}
+
+func (r signatureSchemes) Put(domain, scheme string, at time.Time) error {
+	_, err := r.t.exec(`INSERT INTO signature_schemes (domain, scheme, updated_at) VALUES (?, ?, ?)
+		ON CONFLICT (domain) DO UPDATE SET scheme = excluded.scheme, updated_at = excluded.updated_at`,
+		domain, scheme, micros(at))
+	return err
+}

@@ -146,3 +146,37 @@ func testDomainsDead(t *testing.T, open Opener) {
 		return nil
 	})
 }
+
+// testSignatureSchemes: a domain's scheme is not found until put, then
+// read back; a second Put replaces it; domains are kept apart, a port
+// included.
+func testSignatureSchemes(t *testing.T, open Opener) {
+	c := newClock()
+	s := open(t, c.now)
+	view(t, s, func(tx store.Tx) error {
+		if got, err := tx.SignatureSchemes().Get("a.example"); code(err) != murlog.ENotFound {
+			t.Errorf("Get(unknown) = %q, %v; want not_found", got, err)
+		}
+		return nil
+	})
+	update(t, s, func(tx store.Tx) error {
+		if err := tx.SignatureSchemes().Put("a.example", "rfc9421", tx.Now()); err != nil {
+			return err
+		}
+		if err := tx.SignatureSchemes().Put("a.example", "cavage", tx.Now()); err != nil {
+			return err
+		}
+		return tx.SignatureSchemes().Put("a.example:8443", "rfc9421", tx.Now())
+	})
+	view(t, s, func(tx store.Tx) error {
+		for domain, want := range map[string]string{"a.example": "cavage", "a.example:8443": "rfc9421"} {
+			if got, err := tx.SignatureSchemes().Get(domain); err != nil || got != want {
+				t.Errorf("Get(%s) = %q, %v; want %q (the last Put)", domain, got, err, want)
+			}
+		}
+		if got, err := tx.SignatureSchemes().Get("b.example"); code(err) != murlog.ENotFound {
+			t.Errorf("Get(b.example) = %q, %v; want not_found", got, err)
+		}
+		return nil
+	})
+}

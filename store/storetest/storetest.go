@@ -38,6 +38,7 @@ func Run(t *testing.T, open Opener) {
 		{"TwoFactor", testTwoFactor},
 		{"TwoFactorUseStepConcurrent", testTwoFactorUseStepConcurrent},
 		{"DomainFailures", testDomainFailures},
+		{"SignatureSchemes", testSignatureSchemes},
 		{"Rollback", testRollback},
 		{"FixedNow", testFixedNow},
 		{"ConcurrentWriters", testConcurrentWriters},
