@@ -139,7 +139,7 @@ func (s *Set) ServeAsset(w http.ResponseWriter, r *http.Request) {
 func (s *Set) asset(urlPath string) (b []byte, h, ext string, ok bool) {
 	rest, found := strings.CutPrefix(urlPath, "/themes/")
 	name, file, found2 := strings.Cut(rest, "/")
-	if !found || !found2 || !validName.MatchString(name) || file == "" || strings.ContainsAny(file, "/\\") {
+	if !found || !found2 || !validName(name) || file == "" || strings.ContainsAny(file, "/\\") {
 		return nil, "", "", false
 	}
 	ext = path.Ext(file)
