@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync"
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/api"
@@ -140,12 +141,16 @@ func (a *App) run(ctx context.Context, in *installed) (*running, error) {
 	// Changed drops the federation documents when they are edited.
 	rt.siteConfig = newSiteConfig(db, a.log, a.themeSet(cfg), rt.blogLoader.Invalidate)
 	cookies := httpd.Cookies{Secure: cfg.Scheme == "https"}
-	rpc := api.New(api.Deps{Site: rt.site, Cookies: cookies, Auth: in.auth, Personas: persona.New(db).WithImages(mediadir.New(cfg.MediaPath)),
-		Posts: newPosts(rt), Settings: settings.New(db), SiteConfig: rt.siteConfig,
-		Domains: domains.New(db), Queue: in.queue, Now: a.opts.Now,
-		Changed: func() { rt.fed.Invalidate(); rt.blogLoader.Invalidate() },
-		Social:  rt.social, Store: db, Remote: rt.resolver}, a.log)
-	rt.api = httpd.Authenticate(in.auth, cookies, cfg.TrustedProxy, rt.site, rpc)
+	// The RPC server (every method's registration) is built on the first
+	// API request: a CGI process serving a page never needs it.
+	rt.api = lazyHandler(func() http.Handler {
+		rpc := api.New(api.Deps{Site: rt.site, Cookies: cookies, Auth: in.auth, Personas: persona.New(db).WithImages(mediadir.New(cfg.MediaPath)),
+			Posts: newPosts(rt), Settings: settings.New(db), SiteConfig: rt.siteConfig,
+			Domains: domains.New(db), Queue: in.queue, Now: a.opts.Now,
+			Changed: func() { rt.fed.Invalidate(); rt.blogLoader.Invalidate() },
+			Social:  rt.social, Store: db, Remote: rt.resolver}, a.log)
+		return httpd.Authenticate(in.auth, cookies, cfg.TrustedProxy, rt.site, rpc)
+	})
 	// The app's files need no caller; its theme preview does (the owner's
 	// session), and renders with the blog.
 	rt.my = my.New(my.Options{WebDir: cfg.WebDir, Cookies: cookies, Blog: rt.blogLoader, Log: a.log,
@@ -153,6 +158,12 @@ func (a *App) run(ctx context.Context, in *installed) (*running, error) {
 			return httpd.Authenticate(in.auth, cookies, cfg.TrustedProxy, rt.site, h)
 		}})
 	return rt, nil
+}
+
+// lazyHandler is the handler build returns, built on its first request.
+func lazyHandler(build func() http.Handler) http.Handler {
+	h := sync.OnceValue(build)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h().ServeHTTP(w, r) })
 }
 
 // live serves a request with the handler pick chooses of the running

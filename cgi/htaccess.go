@@ -33,7 +33,17 @@ type Htaccess struct {
 	DataDir string
 }
 
-var safeRel = regexp.MustCompile(`^[A-Za-z0-9._/-]+$`)
+// safeRel reports whether rel is a non-empty path of ASCII letters,
+// digits and ._/- only, safe to write into a rewrite rule.
+func safeRel(rel string) bool {
+	for i := 0; i < len(rel); i++ {
+		c := rel[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '/' || c == '-') {
+			return false
+		}
+	}
+	return rel != ""
+}
 
 // Block renders the managed block. It needs AllowOverride FileInfo (rewrite,
 // env) and AuthConfig (Require); every module-specific part sits in
@@ -70,7 +80,7 @@ func (h Htaccess) Block() string {
 	w(`<IfModule mod_rewrite.c>`)
 	w(`RewriteEngine On`)
 	w(`RewriteBase %s`, h.Base)
-	if h.DataDir != "" && safeRel.MatchString(h.DataDir) {
+	if h.DataDir != "" && safeRel(h.DataDir) {
 		w(`RewriteRule ^%s(/|$) - [F,L]`, regexp.QuoteMeta(h.DataDir))
 	}
 	w(`RewriteRule (\.ini|\.reset|\.lock|\.db|\.db-wal|\.db-shm|\.db-journal)$ - [F,L]`)

@@ -327,8 +327,14 @@ func isHTML(ct string) bool {
 	return strings.HasPrefix(ct, "text/html") || strings.HasPrefix(ct, "application/xhtml+xml")
 }
 
-var linkTag = regexp.MustCompile(`(?is)<link\b[^>]*>`)
-var attr = regexp.MustCompile(`(?is)\b(rel|type|href)\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)`)
+// linkTag and attr are compiled on first use: only a fetch of an HTML
+// page needs them, and every CGI process would pay for them at start-up.
+var (
+	linkTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?is)<link\b[^>]*>`) })
+	attr    = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?is)\b(rel|type|href)\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)`)
+	})
+)
 
 // alternateLink finds <link rel="alternate" type="application/activity+json"
 // href="…"> in an HTML page, resolved against base.
@@ -336,9 +342,9 @@ func alternateLink(page []byte, base string) string {
 	if i := bytes.Index(bytes.ToLower(page), []byte("</head>")); i >= 0 {
 		page = page[:i]
 	}
-	for _, tag := range linkTag.FindAll(page, 100) {
+	for _, tag := range linkTag().FindAll(page, 100) {
 		var rel, typ, href string
-		for _, m := range attr.FindAllSubmatch(tag, -1) {
+		for _, m := range attr().FindAllSubmatch(tag, -1) {
 			v := strings.Trim(string(m[2]), `"'`)
 			switch strings.ToLower(string(m[1])) {
 			case "rel":

@@ -8,7 +8,6 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/pem"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -29,7 +28,17 @@ const (
 	MaxMediaPath   = 500
 )
 
-var usernameRE = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
+// usernameChars reports whether u is ASCII letters, digits and
+// underscores only, and not empty (written out: no regexp built at start-up).
+func usernameChars(u string) bool {
+	for i := 0; i < len(u); i++ {
+		c := u[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return u != ""
+}
 
 // ValidateUsername checks the local part of @username@domain: ASCII letters,
 // digits and underscore, as Mastodon requires for WebFinger addresses.
@@ -43,7 +52,7 @@ func ValidateUsername(u string) error {
 	if len(u) > MaxUsername {
 		return murlog.TooLong("username", "must be at most %d characters", MaxUsername)
 	}
-	if !usernameRE.MatchString(u) {
+	if !usernameChars(u) {
 		return murlog.Invalid("username", "may contain only letters a-z, digits and underscore")
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/http"
 	"path"
@@ -41,13 +42,37 @@ func (s *Set) hash(a assetRef) (string, error) {
 	if h, ok := s.hashes[a.file()]; ok {
 		return h, nil
 	}
-	b, err := s.content(a)
+	var h string
+	if path.Ext(a.path) == ".css" {
+		b, err := s.content(a)
+		if err != nil {
+			return "", err
+		}
+		h = sum(b)
+	} else {
+		// Served as they are: hashed from the file without a copy of it
+		// (a CGI process hashes each asset a page names).
+		var err error
+		if h, err = sumFile(s.fsys, a.file()); err != nil {
+			return "", err
+		}
+	}
+	s.hashes[a.file()] = h
+	return h, nil
+}
+
+// sumFile is sum of the file name in fsys, read in small pieces.
+func sumFile(fsys fs.FS, name string) (string, error) {
+	f, err := fsys.Open(name)
 	if err != nil {
 		return "", err
 	}
-	h := sum(b)
-	s.hashes[a.file()] = h
-	return h, nil
+	defer f.Close()
+	d := sha256.New()
+	if _, err := io.CopyBuffer(d, struct{ io.Reader }{f}, make([]byte, 4096)); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(d.Sum(nil))[:hashLen], nil
 }
 
 func sum(b []byte) string {
@@ -139,7 +164,7 @@ func (s *Set) ServeAsset(w http.ResponseWriter, r *http.Request) {
 func (s *Set) asset(urlPath string) (b []byte, h, ext string, ok bool) {
 	rest, found := strings.CutPrefix(urlPath, "/themes/")
 	name, file, found2 := strings.Cut(rest, "/")
-	if !found || !found2 || !validName.MatchString(name) || file == "" || strings.ContainsAny(file, "/\\") {
+	if !found || !found2 || !validName(name) || file == "" || strings.ContainsAny(file, "/\\") {
 		return nil, "", "", false
 	}
 	ext = path.Ext(file)

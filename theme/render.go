@@ -45,7 +45,7 @@ func (s *Set) page(t *theme, tmpl string) (*page, error) {
 	if pg, ok := s.pages[key]; ok {
 		return pg, nil
 	}
-	if !validName.MatchString(tmpl) {
+	if !validName(tmpl) {
 		return nil, fmt.Errorf("template name %q", tmpl)
 	}
 	p := t.find("templates", tmpl)

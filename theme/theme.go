@@ -109,7 +109,7 @@ func (s *Set) Names() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, e := range ents {
-		if !e.IsDir() || !validName.MatchString(e.Name()) {
+		if !e.IsDir() || !validName(e.Name()) {
 			continue
 		}
 		if _, err := fs.Stat(s.fsys, e.Name()+"/theme.json"); err != nil {
@@ -125,7 +125,7 @@ func (s *Set) Names() []string {
 
 // Exists reports whether name is a valid theme name with a theme.json.
 func (s *Set) Exists(name string) bool {
-	if !validName.MatchString(name) {
+	if !validName(name) {
 		return false
 	}
 	st, err := fs.Stat(s.fsys, name+"/theme.json")
