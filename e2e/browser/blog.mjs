@@ -200,7 +200,7 @@ async function load(ctx, origin, spec, pg, width, outdir) {
     Object.assign(r, await page.evaluate(layoutFacts));
     lap('layout');
     const shot = path.join(outdir, `${spec.theme}-${pg.name}-${width}.png`);
-    await page.screenshot({ path: shot, fullPage: true, ...(process.env.MURLOG_SHOT_JPEG ? { type: 'jpeg', quality: 80 } : {}) });
+    await page.screenshot({ path: shot, fullPage: true });
     r.screenshot = shot;
     lap('screenshot');
     if (width === (spec.widths || [360, 1280])[0]) {
