@@ -51,8 +51,10 @@ const blogGA = "G-MURLOGTEST1"
 // Screenshots are kept in $MURLOG_ARTIFACTS/blog-browser (default
 // e2e/browser/artifacts/blog-browser).
 //
-// MURLOG_BROWSER_THEMES=default,vertical limits the run to those themes
-// (while working on one). It skips when node, chromium, java or e2e/browser/node_modules are
+// One browser loads every run, a few pages at a time (blog.mjs --serve;
+// MURLOG_BROWSER_PAGES sets how many, 4 by default), and it launches while
+// the site starts. MURLOG_BROWSER_THEMES=default,vertical limits the run
+// to those themes (while working on one). It skips when node, chromium, java or e2e/browser/node_modules are
 // missing, except with CI=true, where that is a failure (.ci/run installs
 // them).
 func TestBlogInBrowser(t *testing.T) {
