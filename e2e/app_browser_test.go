@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,16 +37,24 @@ import (
 // It skips when node, chromium, java or the npm packages of e2e/browser and
 // web/spa are missing, except with CI=true, where that is a failure.
 func TestAppInBrowser(t *testing.T) {
+	t.Parallel()
 	tools := requireBrowserTools(t)
 	npm := requireSPAPackages(t, tools.root)
 	art := browserArtifacts(t, tools.root, "app-browser")
 	t.Logf("screenshots and report: %s", art)
 
 	// The app as `make web` builds it, into the folder the wizard is told
-	// is web_dir; app.mjs builds it again there (unminified: other hashes)
-	// to see the installed app pick up a new version.
+	// is web_dir (while the sites start); app.mjs builds it again
+	// (unminified: other hashes) while its first scenarios run, and
+	// installs that build there to see the app pick up a new version.
 	web := t.TempDir()
-	buildSPA(t, npm, tools.root, web, "--emptyOutDir")
+	var buildErr error
+	built := make(chan struct{})
+	go func() {
+		defer close(built)
+		buildErr = buildSPA(npm, tools.root, web, "--emptyOutDir")
+	}()
+	t.Cleanup(func() { <-built }) // before web is removed, should the test stop early
 
 	bin := apachetest.Murlog(t)
 	names := fedtest.NewNames()
@@ -66,11 +75,16 @@ func TestAppInBrowser(t *testing.T) {
 		}
 	})
 
+	<-built
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	next := t.TempDir()
 	spec := appSpec{
 		A: a.Base, Password: testsite.Password, Username: "owner", WebDir: web,
-		Rebuild: []string{npm, "run", "build", "--", "--outDir", web, "--emptyOutDir", "--minify", "false"},
-		SPADir:  filepath.Join(tools.root, "web", "spa"),
-		B:       b.Base, BAcct: b.Acct(), BToken: tok.Token,
+		Rebuild: []string{npm, "run", "build", "--", "--outDir", next, "--emptyOutDir", "--minify", "false"}, NextDir: next,
+		SPADir: filepath.Join(tools.root, "web", "spa"),
+		B:      b.Base, BAcct: b.Acct(), BToken: tok.Token,
 	}
 	out, err := runAppMJS(tools, art, spec)
 	t.Logf("app.mjs:\n%s", out)
@@ -84,10 +98,11 @@ type appSpec struct {
 	A        string   `json:"a"` // the unconfigured site's base URL
 	Username string   `json:"username"`
 	Password string   `json:"password"`
-	WebDir   string   `json:"web_dir"` // the built app, entered in the wizard
-	Rebuild  []string `json:"rebuild"` // the command that builds another version into WebDir
-	SPADir   string   `json:"spa_dir"` // where Rebuild runs
-	B        string   `json:"b"`       // the second site, set up, owner bob
+	WebDir   string   `json:"web_dir"`  // the built app, entered in the wizard
+	Rebuild  []string `json:"rebuild"`  // the command that builds another version into NextDir
+	NextDir  string   `json:"next_dir"` // installed into WebDir as the new version
+	SPADir   string   `json:"spa_dir"`  // where Rebuild runs
+	B        string   `json:"b"`        // the second site, set up, owner bob
 	BAcct    string   `json:"b_acct"`
 	BToken   string   `json:"b_token"` // an API token of bob's
 }
@@ -134,14 +149,14 @@ func requireSPAPackages(t *testing.T, root string) string {
 }
 
 // buildSPA builds web/spa into out with Vite (npm run build -- --outDir).
-func buildSPA(t *testing.T, npm, root, out string, args ...string) {
-	t.Helper()
+func buildSPA(npm, root, out string, args ...string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, npm, append([]string{"run", "build", "--", "--outDir", out}, args...)...)
 	cmd.Dir = filepath.Join(root, "web", "spa")
 	cmd.Env = append(os.Environ(), "NO_COLOR=1")
 	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building the app: %v\n%s", err, b)
+		return fmt.Errorf("building the app: %v\n%s", err, b)
 	}
+	return nil
 }

@@ -19,6 +19,7 @@ import (
 // holds a vertical box that scrolls sideways, its text far into negative x
 // and reachable: the reach check must let it be.
 func TestBlogBrowserHarness(t *testing.T) {
+	t.Parallel()
 	tools := requireBrowserTools(t)
 	srv := httptest.NewServer(harnessSite())
 	defer srv.Close()

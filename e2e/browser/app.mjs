@@ -14,7 +14,7 @@
 // failed, 2 on a harness error.
 //
 // spec.json (written by e2e/app_browser_test.go):
-//   { "a": "http://127.0.0.1:P", "username", "password", "web_dir", "rebuild": [cmd…], "spa_dir",
+//   { "a": "http://127.0.0.1:P", "username", "password", "web_dir", "rebuild": [cmd…], "next_dir", "spa_dir",
 //     "b": "http://127.0.0.1:Q", "b_acct": "@bob@127.0.0.1:Q", "b_token": "mlg_…" }
 import fs from 'node:fs';
 import { Harness } from './app/harness.mjs';
@@ -46,7 +46,7 @@ async function main() {
   fs.mkdirSync(outdir, { recursive: true });
   const h = new Harness(outdir);
   const remote = await startRemote();
-  const s = { h, spec, a: spec.a, page: await h.launch(), remote };
+  const s = { h, spec, a: spec.a, page: await h.launch(), remote, nextBuild: null };
   const only = (process.env.MURLOG_APP_SCENARIOS || '').split(',').filter(Boolean);
   const steps = [
     ['setup wizard', account.wizard],
@@ -54,10 +54,14 @@ async function main() {
     ['logout and password login', account.passwordLogin, { allow: [HTTP_401] }],
     ['api tokens', account.tokens, { allow: [HTTP_401] }],
     ['compose a note and an article', posts.noteAndArticle],
-    ['schedule a post', posts.scheduled, { allow: [/status of 404/] }],
+    // The next version of the app builds in the background from here on,
+    // while the scenarios wait for the scheduled time and the servers.
+    ['schedule a post', (s) => { shell.buildNext(s); return posts.scheduled(s); }, { allow: [/status of 404/] }],
     ['keep a draft', posts.draft, { allow: [/status of 404/] }],
     ['over the length limit', posts.overLimit],
     ['server error while sending', posts.serverError, { allow: [HTTP_500, NET_FAILED] }],
+    // The scheduled post's time has come while the three scenarios above ran.
+    ['a scheduled post appears at its time', posts.scheduledAppears, { allow: [/status of 404/] }],
     ['1,000 posts: warm paint and a bounded DOM', posts.thousand],
     ['follow bob and read his posts', social.followRemote],
     ['remote HTML and scripts never run', social.hostileContent],
@@ -81,6 +85,7 @@ async function main() {
   } finally {
     await h.close();
     await remote.close();
+    await s.nextBuild?.catch(() => undefined);
   }
   const failed = h.write();
   if (failed) {

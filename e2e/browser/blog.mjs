@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // blog.mjs <baseURL> <outdir> <pages.json>
+// blog.mjs --serve <outdir>   (one pages.json path per line of stdin)
 //
 // Loads the pages of one theme of a running murlog in Debian's headless
 // chromium (playwright-core drives /usr/bin/chromium; nothing downloads a
@@ -15,10 +16,14 @@
 // justified text. It writes <outdir>/<theme>-<page>-<width>.png (full page),
 // <outdir>/<theme>-<page>.html (the server's bytes, for the Nu checker)
 // and <outdir>/<theme>[-<run>]-report.json, prints the failures and exits 1 when
-// there are any (2 on a harness error).
+// there are any (2 on a harness error). A few pages load at once (POOL).
+// With --serve the browser stays up for run after run: each line of
+// standard input names a pages.json (with its "base"), and each run's
+// output ends with a line "blog.mjs done N", N its failed page loads
+// (or "error"), so that the test can change the site before the next.
 //
 // pages.json (written by e2e/blog_browser_test.go):
-//   { "theme": "default", "run": "share" (names the report), "vertical": false, "widths": [360, 1280],
+//   { "base": "http://127.0.0.1:P" (--serve only), "theme": "default", "run": "share" (names the report), "vertical": false, "widths": [360, 1280],
 //     "share": ["x", "facebook", "line", "hatena"],  // enabled on this run
 //     "ga": "G-…" or "",                               // measurement id set
 //     "pages": [ { "name": "post", "path": "/@alice/…", "id": "…", "kind": "post",
@@ -30,6 +35,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import readline from 'node:readline';
 import { chromium } from 'playwright-core';
 import { watch, inspect, layoutFacts } from './inpage.mjs';
 import { checkPage, expectedScripts } from './checks.mjs';
@@ -44,34 +50,72 @@ const HYDRATE_TIMEOUT = 10000;
 // Time after hydration in which a late shift or a widget script still counts.
 const SETTLE_MS = 500;
 
+// How many pages load at once, in one browser: their waits (hydration,
+// the settle time) overlap. MURLOG_BROWSER_PAGES overrides it.
+const POOL = Math.max(1, Number(process.env.MURLOG_BROWSER_PAGES) || 4);
+// The line that ends each run in --serve mode, then its failed page
+// loads (or "error" on a harness error).
+const DONE = 'blog.mjs done';
+
 async function main() {
-  const [base, outdir, pagesFile] = process.argv.slice(2);
-  if (!base || !outdir || !pagesFile) {
-    console.error('usage: blog.mjs <baseURL> <outdir> <pages.json>');
+  const args = process.argv.slice(2);
+  const serve = args[0] === '--serve';
+  const [base, outdir, pagesFile] = serve ? [null, args[1], null] : args;
+  if (!outdir || (!serve && (!base || !pagesFile))) {
+    console.error('usage: blog.mjs <baseURL> <outdir> <pages.json> | blog.mjs --serve <outdir>');
     return 2;
   }
-  const spec = JSON.parse(fs.readFileSync(pagesFile, 'utf8'));
-  const origin = new URL(base).origin;
   fs.mkdirSync(outdir, { recursive: true });
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'murlog-chromium-'));
   const ctx = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1280, height: 800 },
     serviceWorkers: 'block', acceptDownloads: false,
   });
-  const report = { theme: spec.theme, base, chromium: ctx.browser()?.version() ?? null, results: [] };
   try {
-    for (const width of spec.widths || [360, 1280]) {
-      for (const pg of spec.pages) {
-        const r = await load(ctx, origin, spec, pg, width, outdir);
-        r.warnings = [];
-        r.failures = checkPage(spec, pg, width, r);
-        report.results.push(r);
+    if (!serve) return await runSpec(ctx, base, outdir, pagesFile) ? 1 : 0;
+    // --serve: one pages.json per line of standard input, each run in
+    // the same browser once the test has set the site up for it.
+    let failed = false;
+    for await (const line of readline.createInterface({ input: process.stdin, crlfDelay: Infinity })) {
+      if (!line.trim()) continue;
+      let n;
+      try {
+        n = await runSpec(ctx, null, outdir, line.trim());
+      } catch (err) {
+        console.log('blog.mjs:', err && err.stack ? err.stack : err);
+        n = 'error';
       }
+      if (n) failed = true;
+      console.log(`${DONE} ${n}`);
     }
+    return failed ? 1 : 0;
   } finally {
     await ctx.close();
     fs.rmSync(profile, { recursive: true, force: true });
   }
+}
+
+// runSpec loads every page of one pages.json at every width, POOL at a
+// time, writes its report and prints it; it returns the failed loads.
+async function runSpec(ctx, base, outdir, pagesFile) {
+  const spec = JSON.parse(fs.readFileSync(pagesFile, 'utf8'));
+  base = spec.base || base;
+  const origin = new URL(base).origin;
+  const report = { theme: spec.theme, base, chromium: ctx.browser()?.version() ?? null, results: [] };
+  const jobs = [];
+  for (const width of spec.widths || [360, 1280]) for (const pg of spec.pages) jobs.push({ pg, width });
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      const i = next++;
+      const { pg, width } = jobs[i];
+      const r = await load(ctx, origin, spec, pg, width, outdir);
+      r.warnings = [];
+      r.failures = checkPage(spec, pg, width, r);
+      report.results[i] = r;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(POOL, jobs.length) }, worker));
   fs.writeFileSync(path.join(outdir, `${spec.theme}${spec.run ? '-' + spec.run : ''}-report.json`), JSON.stringify(report, (k, v) => (k === 'html' ? undefined : v), 2));
   const failed = report.results.filter((r) => r.failures.length);
   for (const r of report.results) {
@@ -79,11 +123,8 @@ async function main() {
     for (const f of r.failures) console.log(`       - ${f}`);
     for (const w of r.warnings) console.log(`       warning: ${w}`);
   }
-  if (failed.length) {
-    console.log(`${failed.length} of ${report.results.length} page loads of theme ${spec.theme}${spec.run ? ' (' + spec.run + ')' : ''} failed`);
-    return 1;
-  }
-  return 0;
+  if (failed.length) console.log(`${failed.length} of ${report.results.length} page loads of theme ${spec.theme}${spec.run ? ' (' + spec.run + ')' : ''} failed`);
+  return failed.length;
 }
 
 // load opens one page at one width and gathers everything checkPage needs.
@@ -91,7 +132,12 @@ async function load(ctx, origin, spec, pg, width, outdir) {
   const page = await ctx.newPage();
   await page.setViewportSize({ width, height: 800 });
   const started = Date.now();
+  // Where the time of a load went (ms per phase), in the report.
+  const phases = {};
+  let lapAt = started;
+  const lap = (name) => { const now = Date.now(); phases[name] = now - lapAt; lapAt = now; };
   const r = {
+    phases,
     page: pg.name, width, path: pg.path, status: null, console: [], pageErrors: [], cspConsole: [],
     external: [], externalScripts: [], api: [], failedRequests: [], html: null, hydrated: null,
   };
@@ -130,6 +176,7 @@ async function load(ctx, origin, spec, pg, width, outdir) {
     .then(() => true, () => false);
   try {
     const resp = await page.goto(origin + pg.path, { waitUntil: 'load', timeout: 30000 });
+    lap('load');
     r.status = resp ? resp.status() : null;
     r.headers = resp ? await resp.allHeaders() : {};
     r.html = resp ? await resp.text() : '';
@@ -145,12 +192,17 @@ async function load(ctx, origin, spec, pg, width, outdir) {
       const quiet = apiDone.then((ok) => (ok ? page.waitForLoadState('networkidle', { timeout: HYDRATE_TIMEOUT }).then(() => 'api', () => null) : null));
       r.hydrated = await Promise.race([signal, quiet.then((v) => v ?? signal)]);
     }
+    lap('hydrate');
     await page.waitForTimeout(SETTLE_MS);
+    lap('settle');
     Object.assign(r, await page.evaluate(inspect));
+    lap('inspect');
     Object.assign(r, await page.evaluate(layoutFacts));
+    lap('layout');
     const shot = path.join(outdir, `${spec.theme}-${pg.name}-${width}.png`);
     await page.screenshot({ path: shot, fullPage: true });
     r.screenshot = shot;
+    lap('screenshot');
     if (width === (spec.widths || [360, 1280])[0]) {
       fs.writeFileSync(path.join(outdir, `${spec.theme}-${pg.name}.html`), r.html);
     }

@@ -67,6 +67,7 @@ func run(t *testing.T, npm string, args ...string) {
 
 // TestUnit runs the app's Vitest tests once.
 func TestUnit(t *testing.T) {
+	t.Parallel()
 	npm := npmTools(t)
 	run(t, npm, "test")
 }
@@ -84,6 +85,7 @@ var (
 // the root, and an entry chunk of at most MaxEntryGzip bytes gzipped. The
 // size is logged, so the test output records it.
 func TestBuild(t *testing.T) {
+	t.Parallel()
 	npm := npmTools(t)
 	out := t.TempDir()
 	run(t, npm, "run", "build", "--", "--outDir", out, "--emptyOutDir")

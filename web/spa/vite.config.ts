@@ -54,5 +54,14 @@ export default defineConfig({
     include: ['src/**/*.test.{ts,tsx}'],
     // go test ./web/spa/ runs these beside the Go tests on two cores: leave room.
     testTimeout: 20_000,
+    // Worker threads, and the test files of a worker sharing one module
+    // graph and one happy-dom window: setting up a window and importing
+    // Preact and the app again for each of ~30 files was half the run's
+    // CPU time. Each file's kit resets what the app keeps between renders
+    // (testing.ts, social/testkit.ts, settings/testing.ts: the language,
+    // storage, stubbed fetch, timers, the route, the mounted tree), and
+    // the files pass in any order (vitest --sequence.shuffle.files).
+    pool: 'threads',
+    isolate: false,
   },
 });

@@ -53,6 +53,9 @@ export async function passwordLogin(s) {
   assert(/wrong password/i.test(msg), `a wrong password says "${msg}"`);
   await login(s);
   await loggedIn(s);
+  // The shell may show the owner's navigation a moment before it leaves
+  // /login for the way back.
+  await eventually('the app back at /', () => appPath(s) === '/', { timeout: 5000, interval: 50 }).catch(() => undefined);
   assert(appPath(s) === '/', `after login the app shows ${appPath(s)}`);
 }
 

@@ -93,7 +93,7 @@ export class Harness {
     const vp = page.viewportSize();
     for (const w of widths) {
       await page.setViewportSize({ width: w, height: 800 });
-      await page.waitForTimeout(100);
+      await frames(page);
       const file = path.join(this.outdir, `${name}-${w}.png`);
       await page.screenshot({ path: file, fullPage: true });
       this.screens.push(path.basename(file));
@@ -130,7 +130,12 @@ export class Harness {
       document.body.append(sc);
       console.error('murlog harness self-test');
     });
-    await page.waitForTimeout(300);
+    // The reports come back asynchronously: the CSP violation through the
+    // binding and in the console, the console error.
+    const reported = (kind, re) => this.findings.slice(before).some((f) => f.kind === kind && re.test(f.text));
+    await eventually('the self-test faults reported',
+      () => reported('csp', / blocked /) && reported('csp', /Content[- ]Security[- ]Policy/i) && reported('console', /self-test/),
+      { timeout: 3000, interval: 20 }).catch(() => undefined);
     const caused = this.findings.splice(before);
     for (const kind of ['csp', 'console']) {
       if (!caused.some((f) => f.kind === kind)) this.fail('harness', `an inline script and a console.error on /my/ gave no "${kind}" finding`);
@@ -141,6 +146,14 @@ export class Harness {
       await probe.setContent('<!doctype html><html lang="en"><title>probe</title><main><img src="data:,"><input></main></html>');
       const ids = (await axeViolations(probe)).filter((v) => v.impact === 'critical').map((v) => v.id);
       for (const id of ['image-alt', 'label']) if (!ids.includes(id)) this.fail('harness', `axe-core did not report ${id} on a page made to break it (got ${ids})`);
+      // A time typed into a datetime-local input reads back the same, at
+      // a whole minute too (schedule a post types one).
+      await probe.setContent('<!doctype html><html lang="en"><title>probe</title><input type="datetime-local" step="1" aria-label="at"></html>');
+      for (const d of [new Date(2026, 0, 2, 3, 4, 0), new Date(2026, 0, 2, 3, 4, 5)]) {
+        const v = localInput(d);
+        const got = await probe.locator('input').fill(v).then(() => probe.locator('input').inputValue(), (err) => String(err.message).split('\n')[0]);
+        if (got !== v) this.fail('harness', `a datetime-local input given ${v} (localInput) reads ${got}`);
+      }
     } finally {
       await probe.close();
     }
@@ -158,6 +171,15 @@ export class Harness {
     for (const f of this.findings) console.log(`FAILURE [${f.scenario}] ${f.kind}: ${f.text}`);
     return this.findings.length;
   }
+}
+
+// frames waits for two animation frames of page: a resized page has
+// laid itself out and painted.
+async function frames(page) {
+  await page.evaluate(() => new Promise((r) => {
+    requestAnimationFrame(() => requestAnimationFrame(r));
+    setTimeout(r, 1000); // a page that paints no frames (hidden) goes on
+  }));
 }
 
 // axeViolations runs axe-core on the page. Its source is evaluated
@@ -266,6 +288,15 @@ export async function eventually(what, check, { timeout = 15000, interval = 250 
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? ': ' + last.message : ''}`);
     await new Promise((r) => setTimeout(r, interval));
   }
+}
+
+// localInput is a date as a datetime-local input takes it: local time,
+// to the second — without ":00" seconds, which the input drops (its value
+// would then differ from what was typed: playwright's "Malformed value").
+export function localInput(d) {
+  const p = (n) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}` +
+    (d.getSeconds() ? `:${p(d.getSeconds())}` : '');
 }
 
 export function assert(cond, msg) {

@@ -205,12 +205,29 @@ const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
   ['minute', 60],
 ];
 
+// The formatters of the current language, made once: constructing an Intl
+// formatter costs far more than formatting, and a list renders two per post
+// (a timeline of 200 posts spent most of its rendering time making them).
+let formats: { lang: string; relative: Intl.RelativeTimeFormat; full: Intl.DateTimeFormat } | null = null;
+
+function formatters() {
+  const lang = getLang();
+  if (formats?.lang !== lang) {
+    formats = {
+      lang,
+      relative: new Intl.RelativeTimeFormat(lang, { numeric: 'auto' }),
+      full: new Intl.DateTimeFormat(lang, { dateStyle: 'medium', timeStyle: 'short' }),
+    };
+  }
+  return formats;
+}
+
 /** "3 hours ago" / "in 2 days" in the current language; seconds away are "just now". */
 export function relativeTime(iso: string, now: number = Date.now()): string {
   const ms = Date.parse(iso);
   if (Number.isNaN(ms)) return iso;
   const diff = (ms - now) / 1000;
-  const fmt = new Intl.RelativeTimeFormat(getLang(), { numeric: 'auto' });
+  const fmt = formatters().relative;
   for (const [unit, secs] of UNITS) {
     if (Math.abs(diff) >= secs) return fmt.format(Math.round(diff / secs), unit);
   }
@@ -220,7 +237,7 @@ export function relativeTime(iso: string, now: number = Date.now()): string {
 export function fullTime(iso: string): string {
   const ms = Date.parse(iso);
   if (Number.isNaN(ms)) return iso;
-  return new Intl.DateTimeFormat(getLang(), { dateStyle: 'medium', timeStyle: 'short' }).format(ms);
+  return formatters().full.format(ms);
 }
 
 /** A time as "3 hours ago", the full local date and time on hover and for machines. */
