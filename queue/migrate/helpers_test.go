@@ -10,15 +10,31 @@ import (
 
 	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/store/sqlite"
+	"github.com/murlog/murlog/store/sqlite/sqlitetest"
 )
 
 var ctx = context.Background()
+
+// quiet drops the databases' logs.
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// schema is the migrated database openDB copies: the contract suite opens
+// two files per case, and migrating each under -race cost most of its run.
+var schema = sqlitetest.Template{Build: func(path string) error {
+	db, err := sqlite.Open(ctx, path, sqlite.Options{Logger: quiet})
+	if err != nil {
+		return err
+	}
+	return db.Close()
+}}
 
 // openDB opens a migrated SQLite database file named name in dir; now is
 // its clock (time.Now when nil).
 func openDB(t testing.TB, dir, name string, now func() time.Time) *sqlite.DB {
 	t.Helper()
-	db, err := sqlite.Open(ctx, filepath.Join(dir, name), sqlite.Options{Now: now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	path := filepath.Join(dir, name)
+	schema.CopyTo(t, path)
+	db, err := sqlite.Open(ctx, path, sqlite.Options{Now: now, Logger: quiet})
 	if err != nil {
 		t.Fatalf("Open %s: %v", name, err)
 	}

@@ -17,15 +17,29 @@ import (
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/store"
+	"github.com/murlog/murlog/store/sqlite/sqlitetest"
 	"github.com/murlog/murlog/store/storetest"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
-// MustOpen opens a migrated database file in a temporary directory.
+// schema is the migrated database MustOpen copies for each test.
+var schema = sqlitetest.Template{Build: func(path string) error {
+	db, err := Open(context.Background(), path, Options{Logger: quiet})
+	if err != nil {
+		return err
+	}
+	return db.Close()
+}}
+
+// MustOpen opens a migrated database file in a temporary directory: a
+// copy of schema, so the migrations run once per test binary (the tests
+// of migrating itself call Open on files of their own).
 func MustOpen(tb testing.TB, now func() time.Time) *DB {
 	tb.Helper()
-	db, err := Open(context.Background(), filepath.Join(tb.TempDir(), FileName), Options{Now: now, Logger: quiet})
+	path := filepath.Join(tb.TempDir(), FileName)
+	schema.CopyTo(tb, path)
+	db, err := Open(context.Background(), path, Options{Now: now, Logger: quiet})
 	if err != nil {
 		tb.Fatalf("Open: %v", err)
 	}
