@@ -21,6 +21,7 @@ import (
 	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/store"
 	"github.com/murlog/murlog/store/sqlite"
+	"github.com/murlog/murlog/store/sqlite/sqlitetest"
 )
 
 var ctx = context.Background()
@@ -28,14 +29,27 @@ var ctx = context.Background()
 // openDB opens a migrated database file in a temporary directory.
 func openDB(tb testing.TB) *sqlite.DB {
 	tb.Helper()
-	db, err := sqlite.Open(ctx, filepath.Join(tb.TempDir(), sqlite.FileName),
-		sqlite.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	path := filepath.Join(tb.TempDir(), sqlite.FileName)
+	schema.CopyTo(tb, path)
+	db, err := sqlite.Open(ctx, path, sqlite.Options{Logger: quiet})
 	if err != nil {
 		tb.Fatalf("sqlite.Open: %v", err)
 	}
 	tb.Cleanup(func() { db.Close() })
 	return db
 }
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// schema is the migrated database openDB copies (migrating a file per
+// test cost seconds under -race).
+var schema = sqlitetest.Template{Build: func(path string) error {
+	db, err := sqlite.Open(ctx, path, sqlite.Options{Logger: quiet})
+	if err != nil {
+		return err
+	}
+	return db.Close()
+}}
 
 // counted is the real store with its write transactions counted.
 type counted struct {
@@ -169,6 +183,7 @@ func TestRun(t *testing.T) {
 			fanout.Stats{Recipients: n, Enqueued: n - 2*n/domainCount, SkippedDead: 2 * n / domainCount, Pages: 100}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			db := openDB(t)
 			breaker := domains.New(db)
 			for _, d := range tc.dead {
@@ -274,6 +289,7 @@ func TestRunStops(t *testing.T) {
 		{"pager error on page 11", build, "r00999", 10, errPager, murlog.EInternal, `after "r00999"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			db := openDB(t)
 			p := &pager{rs: recipients(n), failAfter: tc.failAfter}
 			got, err := fanout.Run(ctx, db, p.page, fanout.Options{Key: parent, Build: tc.build})
