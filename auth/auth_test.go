@@ -15,6 +15,7 @@ import (
 	"github.com/murlog/murlog/auth"
 	"github.com/murlog/murlog/store"
 	"github.com/murlog/murlog/store/sqlite"
+	"github.com/murlog/murlog/store/sqlite/sqlitetest"
 )
 
 var ctx = context.Background()
@@ -31,16 +32,34 @@ func (c *clock) add(d time.Duration) {
 	c.mu.Unlock()
 }
 
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// schema is the migrated database newService copies, and ownerHash the
+// argon2id hash of "correct horse" it stores: migrating a file and
+// hashing a password cost each case seconds under -race.
+var (
+	schema = sqlitetest.Template{Build: func(path string) error {
+		db, err := sqlite.Open(ctx, path, sqlite.Options{Logger: quiet})
+		if err != nil {
+			return err
+		}
+		return db.Close()
+	}}
+	ownerHash = sync.OnceValues(func() (string, error) { return auth.HashPassword("correct horse") })
+)
+
 // newService opens a real SQLite file with the password "correct horse".
 func newService(t *testing.T) (*auth.Service, *sqlite.DB, *clock) {
 	t.Helper()
 	c := &clock{t: time.Date(2026, 4, 10, 12, 0, 0, 0, time.UTC)}
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "murlog.db"), sqlite.Options{Now: c.now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	path := filepath.Join(t.TempDir(), "murlog.db")
+	schema.CopyTo(t, path)
+	db, err := sqlite.Open(ctx, path, sqlite.Options{Now: c.now, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	h, err := auth.HashPassword("correct horse")
+	h, err := ownerHash()
 	if err != nil {
 		t.Fatal(err)
 	}
