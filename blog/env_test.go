@@ -20,6 +20,7 @@ import (
 	"github.com/murlog/murlog/post"
 	"github.com/murlog/murlog/store"
 	"github.com/murlog/murlog/store/sqlite"
+	"github.com/murlog/murlog/store/sqlite/sqlitetest"
 	"github.com/murlog/murlog/store/storetest"
 	"github.com/murlog/murlog/theme"
 )
@@ -58,7 +59,9 @@ func shippedThemes(t testing.TB) fs.FS {
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	c := testclock.New(time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC))
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), sqlite.FileName), sqlite.Options{Now: c.Now, Logger: quiet})
+	path := filepath.Join(t.TempDir(), sqlite.FileName)
+	schema.CopyTo(t, path)
+	db, err := sqlite.Open(ctx, path, sqlite.Options{Now: c.Now, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,3 +189,13 @@ func seg(p *murlog.Post) string {
 }
 
 func urlQuery(s string) string { return url.QueryEscape(s) }
+
+// schema is the migrated database tests copy (migrating a file per test
+// cost about a second under -race).
+var schema = sqlitetest.Template{Build: func(path string) error {
+	db, err := sqlite.Open(context.Background(), path, sqlite.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return err
+	}
+	return db.Close()
+}}

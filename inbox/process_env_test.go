@@ -25,6 +25,7 @@ import (
 	"github.com/murlog/murlog/social"
 	"github.com/murlog/murlog/store"
 	"github.com/murlog/murlog/store/sqlite"
+	"github.com/murlog/murlog/store/sqlite/sqlitetest"
 	"github.com/murlog/murlog/store/storetest"
 	"github.com/murlog/murlog/worker"
 )
@@ -101,7 +102,9 @@ type penv struct {
 
 func newPenv(t testing.TB) *penv {
 	t.Helper()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), sqlite.FileName),
+	path := filepath.Join(t.TempDir(), sqlite.FileName)
+	schema.CopyTo(t, path)
+	db, err := sqlite.Open(ctx, path,
 		sqlite.Options{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
@@ -333,3 +336,13 @@ func queueJob(t *testing.T, topic, payload string) queue.Job {
 	t.Helper()
 	return queue.NewJob(topic, []byte(payload))
 }
+
+// schema is the migrated database tests copy (migrating a file per test
+// cost about a second under -race).
+var schema = sqlitetest.Template{Build: func(path string) error {
+	db, err := sqlite.Open(context.Background(), path, sqlite.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return err
+	}
+	return db.Close()
+}}

@@ -15,6 +15,7 @@ import (
 	"github.com/murlog/murlog/social"
 	"github.com/murlog/murlog/store"
 	"github.com/murlog/murlog/store/sqlite"
+	"github.com/murlog/murlog/store/sqlite/sqlitetest"
 	"github.com/murlog/murlog/store/storetest"
 )
 
@@ -35,7 +36,9 @@ type env struct {
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	c := testclock.New(time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC))
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), sqlite.FileName),
+	path := filepath.Join(t.TempDir(), sqlite.FileName)
+	schema.CopyTo(t, path)
+	db, err := sqlite.Open(ctx, path,
 		sqlite.Options{Now: c.Now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -162,3 +165,13 @@ func must(t *testing.T, err error) {
 
 // FollowRef names a follow by its activity id.
 func FollowRef(uri string) social.FollowRef { return social.FollowRef{ActivityURI: uri} }
+
+// schema is the migrated database tests copy (migrating a file per test
+// cost about a second under -race).
+var schema = sqlitetest.Template{Build: func(path string) error {
+	db, err := sqlite.Open(context.Background(), path, sqlite.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return err
+	}
+	return db.Close()
+}}
