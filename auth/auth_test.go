@@ -32,16 +32,22 @@ func (c *clock) add(d time.Duration) {
 	c.mu.Unlock()
 }
 
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// ownerHash is the argon2id hash of "correct horse" newService stores:
+// hashing a password costs each case a second under -race.
+var ownerHash = sync.OnceValues(func() (string, error) { return auth.HashPassword("correct horse") })
+
 // newService opens a real SQLite file with the password "correct horse".
 func newService(t *testing.T) (*auth.Service, *sqlite.DB, *clock) {
 	t.Helper()
 	c := &clock{t: time.Date(2026, 4, 10, 12, 0, 0, 0, time.UTC)}
-	db, err := sqlite.Open(ctx, sqlitetest.Path(t, t.TempDir(), "murlog.db"), sqlite.Options{Now: c.now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	db, err := sqlite.Open(ctx, sqlitetest.Path(t, t.TempDir(), "murlog.db"), sqlite.Options{Now: c.now, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	h, err := auth.HashPassword("correct horse")
+	h, err := ownerHash()
 	if err != nil {
 		t.Fatal(err)
 	}

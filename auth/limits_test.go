@@ -176,6 +176,7 @@ func TestHandMadeResetFilesAreRefused(t *testing.T) {
 			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			s, _, c := newService(t)
 			hashes, _ := counting(s)
 			dir := t.TempDir()

@@ -28,14 +28,15 @@ var ctx = context.Background()
 // openDB opens a migrated database file in a temporary directory.
 func openDB(tb testing.TB) *sqlite.DB {
 	tb.Helper()
-	db, err := sqlite.Open(ctx, sqlitetest.Path(tb, tb.TempDir(), sqlite.FileName),
-		sqlite.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	db, err := sqlite.Open(ctx, sqlitetest.Path(tb, tb.TempDir(), sqlite.FileName), sqlite.Options{Logger: quiet})
 	if err != nil {
 		tb.Fatalf("sqlite.Open: %v", err)
 	}
 	tb.Cleanup(func() { db.Close() })
 	return db
 }
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // counted is the real store with its write transactions counted.
 type counted struct {
@@ -169,6 +170,7 @@ func TestRun(t *testing.T) {
 			fanout.Stats{Recipients: n, Enqueued: n - 2*n/domainCount, SkippedDead: 2 * n / domainCount, Pages: 100}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			db := openDB(t)
 			breaker := domains.New(db)
 			for _, d := range tc.dead {
@@ -274,6 +276,7 @@ func TestRunStops(t *testing.T) {
 		{"pager error on page 11", build, "r00999", 10, errPager, murlog.EInternal, `after "r00999"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			db := openDB(t)
 			p := &pager{rs: recipients(n), failAfter: tc.failAfter}
 			got, err := fanout.Run(ctx, db, p.page, fanout.Options{Key: parent, Build: tc.build})

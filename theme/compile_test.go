@@ -75,28 +75,49 @@ func testRoot() *tRoot {
 	}
 }
 
+// partialSet is a set of partials parsed once for both evaluators: a
+// generated-template run renders thousands of templates with the same few
+// partials, and parsing them again for each (raymond's lexer under -race)
+// cost most of the run.
+type partialSet struct {
+	tpls  map[string]*raymond.Template
+	progs map[string]*ast.Program
+}
+
+// parsePartials parses partials (nil for none) for both evaluators.
+func parsePartials(t testing.TB, partials map[string]string) *partialSet {
+	t.Helper()
+	ps := &partialSet{tpls: map[string]*raymond.Template{}, progs: map[string]*ast.Program{}}
+	for n, p := range partials {
+		var err error
+		if ps.tpls[n], err = parse(p); err != nil {
+			t.Fatalf("partial %s: %v", n, err)
+		}
+		if ps.progs[n], err = parseAST(p); err != nil {
+			t.Fatalf("partial %s: %v", n, err)
+		}
+	}
+	return ps
+}
+
 // both renders src with partials both ways. declined reports that the
 // compiled evaluator did not render (compile error or decline).
-func both(t testing.TB, src string, partials map[string]string, ctx any) (got, want string, gotErr, wantErr error, declined bool) {
+func both(t testing.TB, src string, partials *partialSet, ctx any) (got, want string, gotErr, wantErr error, declined bool) {
 	t.Helper()
 	tpl, err := parse(src)
 	if err != nil {
 		return "", "", nil, err, true
 	}
 	tpl.RegisterHelper("eq", eq)
-	progs := map[string]*ast.Program{}
-	for n, p := range partials {
-		tpl.RegisterPartial(n, p)
-		if progs[n], err = parseAST(p); err != nil {
-			t.Fatalf("partial %s: %v", n, err)
-		}
+	for n, p := range partials.tpls {
+		tpl.RegisterPartialTemplate(n, p)
 	}
 	want, wantErr = exec(tpl, ctx)
 	top, err := parseAST(src)
 	if err != nil {
 		t.Fatalf("raymond.Parse accepts %q, its parser does not: %v", src, err)
 	}
-	prog, err := compile(top, progs)
+	prog, err := compile(top, partials.progs)
 	if err != nil {
 		if !errors.Is(err, errUnsupported) {
 			t.Fatalf("compile %q: %v, not errUnsupported", src, err)
@@ -110,7 +131,7 @@ func both(t testing.TB, src string, partials map[string]string, ctx any) (got, w
 
 // check fails unless the compiled output equals raymond's wherever the
 // compiled evaluator renders, and it renders nothing raymond fails on.
-func check(t testing.TB, src string, partials map[string]string, ctx any) (declined bool) {
+func check(t testing.TB, src string, partials *partialSet, ctx any) (declined bool) {
 	t.Helper()
 	got, want, gotErr, wantErr, declined := both(t, src, partials, ctx)
 	switch {
@@ -134,6 +155,7 @@ var testPartials = map[string]string{
 }
 
 func TestCompiledTricky(t *testing.T) {
+	partials := parsePartials(t, testPartials)
 	for _, tc := range []struct {
 		src     string
 		decline bool // the compiled evaluator leaves it to raymond
@@ -179,17 +201,18 @@ func TestCompiledTricky(t *testing.T) {
 		{src: `{{hidden}}`, decline: true},
 		{src: `{{> missing}}`, decline: true},
 	} {
-		if declined := check(t, tc.src, testPartials, testRoot()); declined != tc.decline {
+		if declined := check(t, tc.src, partials, testRoot()); declined != tc.decline {
 			t.Errorf("%q: declined = %v; want %v", tc.src, declined, tc.decline)
 		}
 	}
 	// A method raymond calls: the run declines and leaves it to raymond.
-	if !check(t, `{{label}}`, nil, withMethod{X: "m"}) {
+	none := parsePartials(t, nil)
+	if !check(t, `{{label}}`, none, withMethod{X: "m"}) {
 		t.Error("{{label}} on a type with a Label method did not decline")
 	}
 	// Contexts that are not structs.
 	for _, ctx := range []any{nil, "str", 3, []string{"a"}, map[string]any{"title": "mt", "items": []any{map[string]any{"name": "mi"}}}} {
-		check(t, `{{title}}{{#each items}}{{name}}{{../title}}{{/each}}{{this}}{{@root}}`, nil, ctx)
+		check(t, `{{title}}{{#each items}}{{name}}{{../title}}{{/each}}{{this}}{{@root}}`, none, ctx)
 	}
 }
 
@@ -292,15 +315,17 @@ func (g *gen) stmt(depth int) string {
 // TestCompiledRandom runs a few thousand generated templates (a fixed
 // seed: the same ones every time).
 func TestCompiledRandom(t *testing.T) {
+	t.Parallel()
 	rnd := rand.New(rand.NewPCG(8, 2026))
 	g := &gen{next: rnd.IntN}
+	partials := parsePartials(t, testPartials)
 	declined, n := 0, 3000
 	if testing.Short() {
 		n = 300
 	}
 	for i := range n {
 		src := g.body(0)
-		if check(t, src, testPartials, testRoot()) {
+		if check(t, src, partials, testRoot()) {
 			declined++
 		}
 		if t.Failed() {
@@ -319,6 +344,7 @@ func FuzzCompiled(f *testing.F) {
 	for _, s := range []string{"", "\x04\x01\x02", "\x05\x03\x00\x01\x06\x02", fmt.Sprint(strings.Repeat("\x07\x04", 20))} {
 		f.Add([]byte(s))
 	}
+	partials := parsePartials(f, testPartials)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		i := 0
 		g := &gen{next: func(n int) int {
@@ -328,6 +354,6 @@ func FuzzCompiled(f *testing.F) {
 			i++
 			return int(b[i-1]) % n
 		}}
-		check(t, g.body(0), testPartials, testRoot())
+		check(t, g.body(0), partials, testRoot())
 	})
 }

@@ -92,6 +92,7 @@ func TestASTCodecEveryNode(t *testing.T) {
 // TestASTCodecGenerated: the compiler tests' grammar, a few thousand
 // templates.
 func TestASTCodecGenerated(t *testing.T) {
+	t.Parallel()
 	rnd := rand.New(rand.NewPCG(9, 2026))
 	g := &gen{next: rnd.IntN}
 	n := 3000
