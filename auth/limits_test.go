@@ -236,8 +236,10 @@ func TestResetFileWrittenByResetIsAccepted(t *testing.T) {
 // the per-address limit does not bound) run at most MaxConcurrentHashes
 // argon2 checks at once; one that finds no slot within HashWait is refused
 // as unavailable with a Retry-After, without running a check.
+//
+// Not parallel: the slots are the process's, and other tests' logins would
+// hold them.
 func TestPasswordChecksAreBoundedPerProcess(t *testing.T) {
-	t.Parallel()
 	s, _, _ := newService(t)
 	s.HashWait = 50 * time.Millisecond
 	entered, release := make(chan struct{}, auth.MaxConcurrentHashes), make(chan struct{})
