@@ -115,10 +115,10 @@ func TestMemoryFigures(t *testing.T) {
 			v := variants[(i+r)%len(variants)] // alternate which runs first
 			s := startServer(t, v.env...)
 			f := figures{idle: s.settledRSS(t, 3*time.Second)}
-			s.seedNotes(t, 5000)
+			ids := s.seedNotes(t, 5000)
 			f.seeded = s.settledRSS(t, 5*time.Second)
 			var perCall time.Duration
-			f.rps, perCall = s.readLoad(t, 32, d)
+			f.rps, perCall = s.readLoad(t, ids, 32, d)
 			f.cpuUS = float64(perCall.Nanoseconds()) / 1e3
 			f.read = s.settledRSS(t, 5*time.Second)
 			got[v.name] = append(got[v.name], f)
