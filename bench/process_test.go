@@ -123,21 +123,24 @@ func (s *server) cpu(tb testing.TB) time.Duration {
 }
 
 // settledRSS waits for the resident size to stop falling (the runtime
-// returns freed memory in the background) and returns it in MB.
+// returns freed memory in the background, and serve hands the heap's free
+// pages back after app.QuietPeriod without a request) and returns it in
+// MB: the lowest figure once it has not fallen by more than 256 KB for
+// two seconds, or when max has passed.
 func (s *server) settledRSS(tb testing.TB, max time.Duration) float64 {
 	tb.Helper()
-	prev := s.rssKB(tb)
+	low := s.rssKB(tb)
 	deadline := time.Now().Add(max)
-	for time.Now().Before(deadline) {
-		time.Sleep(500 * time.Millisecond)
-		cur := s.rssKB(tb)
-		if cur >= prev-256 {
-			prev = min(prev, cur)
-			break
+	fell := time.Now()
+	for time.Now().Before(deadline) && time.Since(fell) < 2*time.Second {
+		time.Sleep(250 * time.Millisecond)
+		if cur := s.rssKB(tb); cur < low-256 {
+			low, fell = cur, time.Now()
+		} else {
+			low = min(low, cur)
 		}
-		prev = cur
 	}
-	return float64(prev) / 1024
+	return float64(low) / 1024
 }
 
 // batch posts one JSON-RPC batch body with c's credentials and returns the
