@@ -31,7 +31,13 @@ type server struct {
 
 func startServer(tb testing.TB, env ...string) *server {
 	tb.Helper()
-	bin := apachetest.Murlog(tb)
+	return startBinary(tb, apachetest.Murlog(tb), env...)
+}
+
+// startBinary is startServer with another murlog binary (an older build
+// to compare against).
+func startBinary(tb testing.TB, bin string, env ...string) *server {
+	tb.Helper()
 	dir := tb.TempDir()
 	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0")
 	cmd.Dir = dir
