@@ -25,6 +25,10 @@ const QuietPeriod = time.Second
 type quietRelease struct {
 	next    http.Handler
 	started atomic.Uint64
+
+	// last and busy belong to run's goroutine.
+	last uint64 // started at the previous tick
+	busy bool   // a request started since the last release
 }
 
 func (q *quietRelease) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -32,23 +36,29 @@ func (q *quietRelease) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	q.next.ServeHTTP(w, r)
 }
 
-// run calls release at the first tick that finds no request started since
-// the tick before, once per busy spell, until ctx ends.
+// quiet reports, at a tick, whether to hand the heap back now: no request
+// has started since the previous tick, and one had since the last time.
+func (q *quietRelease) quiet() bool {
+	if n := q.started.Load(); n != q.last {
+		q.last, q.busy = n, true
+		return false
+	}
+	was := q.busy
+	q.busy = false
+	return was
+}
+
+// run calls release at every tick that finds the server quiet, until ctx
+// ends.
 func (q *quietRelease) run(ctx context.Context, ticks <-chan time.Time, release func()) {
-	last, released := q.started.Load(), true
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-ticks:
-		}
-		if n := q.started.Load(); n != last {
-			last, released = n, false
-			continue
-		}
-		if !released {
-			release()
-			released = true
+			if q.quiet() {
+				release()
+			}
 		}
 	}
 }
