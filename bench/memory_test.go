@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -112,10 +113,13 @@ func TestMemoryFigures(t *testing.T) {
 			variants = append(variants, variant{name: "GOMEMLIMIT=" + l, env: []string{"GOMEMLIMIT=" + l}})
 		}
 	}
-	// MURLOG_BENCH_BASELINE=/path/to/murlog adds that build, with its own
-	// default settings, as the variant "baseline".
-	if b := os.Getenv("MURLOG_BENCH_BASELINE"); b != "" {
-		variants = append(variants, variant{name: "baseline", bin: b})
+	// MURLOG_BENCH_BASELINE=/path/to/murlog[,/path/to/another] adds those
+	// builds, with their own default settings, as variants named after
+	// their files.
+	for _, b := range strings.Split(os.Getenv("MURLOG_BENCH_BASELINE"), ",") {
+		if b = strings.TrimSpace(b); b != "" {
+			variants = append(variants, variant{name: filepath.Base(b), bin: b})
+		}
 	}
 	got := map[string][]figures{}
 	for r := 0; r < rounds; r++ {
