@@ -61,8 +61,12 @@ func Serve(ctx context.Context, a *App, addr string, ready func(net.Addr)) error
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
+	// The resident server gives the heap back to the system between bursts
+	// (quiet.go); CGI processes exit instead.
+	qctx, stopQuiet := context.WithCancel(ctx)
+	defer stopQuiet()
 	srv := &http.Server{
-		Handler:           a,
+		Handler:           releaseWhenQuiet(qctx, a),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      120 * time.Second,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/murlog/murlog/api"
 	"github.com/murlog/murlog/client"
+	"github.com/murlog/murlog/internal/apachetest"
 )
 
 // articleBody is posts.create of an article of about size bytes.
@@ -82,12 +84,13 @@ func TestAnonymousAmplification(t *testing.T) {
 	}
 }
 
-// TestMemoryFigures records issue 6, point 23: resident memory of a real
-// `murlog serve` after seeding 5,000 posts through batches and after a read
-// load, with murlog's default memory settings and, in the same run, with
-// the soft memory limit turned off (GOMEMLIMIT=off: GOGC=400 alone, the
-// behaviour before it). It runs only with MURLOG_BENCH_MEMORY=1; see
-// docs/benchmarks.md.
+// TestMemoryFigures records issue 6, point 23 and issue 15, F: resident
+// memory of a real `murlog serve` after seeding 5,000 posts through batches
+// and after the mixed read load (readLoad), with murlog's default memory
+// settings and, in the same run, with the soft memory limit turned off
+// (GOMEMLIMIT=off: GOGC=400 alone, the behaviour before it). It fails when the default variant's mean after the
+// read load is over maxReadRSS. It runs only with MURLOG_BENCH_MEMORY=1;
+// see docs/benchmarks.md.
 func TestMemoryFigures(t *testing.T) {
 	if os.Getenv("MURLOG_BENCH_MEMORY") == "" {
 		t.Skip("set MURLOG_BENCH_MEMORY=1 to measure resident memory (about a minute)")
@@ -101,24 +104,37 @@ func TestMemoryFigures(t *testing.T) {
 	type variant struct {
 		name string
 		env  []string
+		bin  string // another build; this tree's when empty
 	}
-	variants := []variant{{"default", nil}, {"GOMEMLIMIT=off", []string{"GOMEMLIMIT=off"}}}
+	variants := []variant{{name: "default"}, {name: "GOMEMLIMIT=off", env: []string{"GOMEMLIMIT=off"}}}
 	// MURLOG_BENCH_MEMLIMITS="24MiB,32MiB" compares other limits too.
 	for _, l := range strings.Split(os.Getenv("MURLOG_BENCH_MEMLIMITS"), ",") {
 		if l = strings.TrimSpace(l); l != "" {
-			variants = append(variants, variant{"GOMEMLIMIT=" + l, []string{"GOMEMLIMIT=" + l}})
+			variants = append(variants, variant{name: "GOMEMLIMIT=" + l, env: []string{"GOMEMLIMIT=" + l}})
+		}
+	}
+	// MURLOG_BENCH_BASELINE=/path/to/murlog[,/path/to/another] adds those
+	// builds, with their own default settings, as variants named after
+	// their files.
+	for _, b := range strings.Split(os.Getenv("MURLOG_BENCH_BASELINE"), ",") {
+		if b = strings.TrimSpace(b); b != "" {
+			variants = append(variants, variant{name: filepath.Base(b), bin: b})
 		}
 	}
 	got := map[string][]figures{}
 	for r := 0; r < rounds; r++ {
 		for i := range variants {
 			v := variants[(i+r)%len(variants)] // alternate which runs first
-			s := startServer(t, v.env...)
+			bin := v.bin
+			if bin == "" {
+				bin = apachetest.Murlog(t)
+			}
+			s := startBinary(t, bin, v.env...)
 			f := figures{idle: s.settledRSS(t, 3*time.Second)}
-			s.seedNotes(t, 5000)
+			ids := s.seedNotes(t, 5000)
 			f.seeded = s.settledRSS(t, 5*time.Second)
 			var perCall time.Duration
-			f.rps, perCall = s.readLoad(t, 32, d)
+			f.rps, perCall = s.readLoad(t, ids, 32, d)
 			f.cpuUS = float64(perCall.Nanoseconds()) / 1e3
 			f.read = s.settledRSS(t, 5*time.Second)
 			got[v.name] = append(got[v.name], f)
@@ -134,5 +150,13 @@ func TestMemoryFigures(t *testing.T) {
 		n := float64(len(got[v.name]))
 		t.Logf("mean %-15s RSS idle %.1f MB, after seed %.1f MB, after read load %.1f MB; reads %.0f calls/s, %.0f µs server CPU per call",
 			v.name, f.idle/n, f.seeded/n, f.read/n, f.rps/n, f.cpuUS/n)
+		if v.name == "default" && f.read/n > maxReadRSS {
+			t.Errorf("default settings: RSS after the mixed read load = %.1f MB (mean of %d rounds); want at most %.0f MB (issue 15, F)",
+				f.read/n, len(got[v.name]), maxReadRSS)
+		}
 	}
 }
+
+// maxReadRSS is issue 15 F's bound, in MB, on what murlog serve holds after
+// the seed and the mixed read load with its default settings.
+const maxReadRSS = 40.0

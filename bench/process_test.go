@@ -7,14 +7,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -34,7 +31,13 @@ type server struct {
 
 func startServer(tb testing.TB, env ...string) *server {
 	tb.Helper()
-	bin := apachetest.Murlog(tb)
+	return startBinary(tb, apachetest.Murlog(tb), env...)
+}
+
+// startBinary is startServer with another murlog binary (an older build
+// to compare against).
+func startBinary(tb testing.TB, bin string, env ...string) *server {
+	tb.Helper()
 	dir := tb.TempDir()
 	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0")
 	cmd.Dir = dir
@@ -126,21 +129,24 @@ func (s *server) cpu(tb testing.TB) time.Duration {
 }
 
 // settledRSS waits for the resident size to stop falling (the runtime
-// returns freed memory in the background) and returns it in MB.
+// returns freed memory in the background, and serve hands the heap's free
+// pages back after app.QuietPeriod without a request) and returns it in
+// MB: the lowest figure once it has not fallen by more than 256 KB for
+// two seconds, or when max has passed.
 func (s *server) settledRSS(tb testing.TB, max time.Duration) float64 {
 	tb.Helper()
-	prev := s.rssKB(tb)
+	low := s.rssKB(tb)
 	deadline := time.Now().Add(max)
-	for time.Now().Before(deadline) {
-		time.Sleep(500 * time.Millisecond)
-		cur := s.rssKB(tb)
-		if cur >= prev-256 {
-			prev = min(prev, cur)
-			break
+	fell := time.Now()
+	for time.Now().Before(deadline) && time.Since(fell) < 2*time.Second {
+		time.Sleep(250 * time.Millisecond)
+		if cur := s.rssKB(tb); cur < low-256 {
+			low, fell = cur, time.Now()
+		} else {
+			low = min(low, cur)
 		}
-		prev = cur
 	}
-	return float64(prev) / 1024
+	return float64(low) / 1024
 }
 
 // batch posts one JSON-RPC batch body with c's credentials and returns the
@@ -154,75 +160,4 @@ func batch(tb testing.TB, c *client.Client, calls [][]byte) (int, int) {
 		tb.Fatal(err)
 	}
 	return status, len(reply)
-}
-
-// seedNotes creates n notes through batches of 100 posts.create calls.
-func (s *server) seedNotes(tb testing.TB, n int) {
-	tb.Helper()
-	for done := 0; done < n; done += seedBatch {
-		calls := make([][]byte, 0, seedBatch)
-		for i := done; i < min(done+seedBatch, n); i++ {
-			calls = append(calls, createBody(i))
-		}
-		if st, _ := batch(tb, s.owner, calls); st != http.StatusOK {
-			tb.Fatalf("seed batch at %d: HTTP %d", done, st)
-		}
-	}
-}
-
-// readLoad runs workers anonymous readers calling posts.list (20) and
-// posts.get for d and returns the calls per second and the server's CPU
-// time per call — the steadier figure on a shared machine, where other
-// work takes cores from the server and the load alike.
-func (s *server) readLoad(tb testing.TB, workers int, d time.Duration) (float64, time.Duration) {
-	tb.Helper()
-	var ids []string
-	var page struct {
-		Items []struct {
-			ID string `json:"id"`
-		} `json:"items"`
-	}
-	if err := s.owner.Call(context.Background(), "posts.list", map[string]int{"limit": 20}, &page); err != nil {
-		tb.Fatal(err)
-	}
-	for _, it := range page.Items {
-		ids = append(ids, it.ID)
-	}
-	if len(ids) == 0 {
-		tb.Fatal("no posts to read")
-	}
-	bodies := append(getBodies(ids, 64), listBody(20))
-	tr := &http.Transport{MaxIdleConnsPerHost: workers}
-	defer tr.CloseIdleConnections()
-	hc := &http.Client{Transport: tr}
-	var calls, failed atomic.Int64
-	cpu0 := s.cpu(tb)
-	stop := time.Now().Add(d)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for i := w; time.Now().Before(stop); i++ {
-				resp, err := hc.Post(s.base+"/api/mur/v1/rpc", "application/json", bytes.NewReader(bodies[i%len(bodies)]))
-				if err != nil {
-					failed.Add(1)
-					continue
-				}
-				io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode != http.StatusOK {
-					failed.Add(1)
-				}
-				calls.Add(1)
-			}
-		}(w)
-	}
-	wg.Wait()
-	cpu := s.cpu(tb) - cpu0
-	if f := failed.Load(); f > 0 {
-		tb.Errorf("read load: %d of %d calls failed", f, calls.Load())
-	}
-	n := max(calls.Load(), 1)
-	return float64(n) / d.Seconds(), cpu / time.Duration(n)
 }

@@ -29,6 +29,16 @@ import (
 // FileName is the database file inside data_dir.
 const FileName = "murlog.db"
 
+// ReaderCacheKiB is the page cache of each read connection, in KiB.
+// SQLite's default is 2,000 KiB per connection, and the read pool keeps
+// max(4, 2×GOMAXPROCS) connections open, so a mixed read load of a
+// 5,000-post site filled 8+ MB of caches holding the same pages several
+// times over, beside the kernel's page cache of the same file, which
+// serves a miss with one pread. 512 KiB keeps the hot index and recent
+// post pages of each connection (docs/benchmarks.md, "Memory (issue 15,
+// F)"). The writer keeps SQLite's default: it is one connection.
+const ReaderCacheKiB = 512
+
 // Options tune Open. The zero value is ready to use.
 type Options struct {
 	// Now is the clock; time.Now when nil. Tests fix it.
@@ -110,7 +120,7 @@ func Open(ctx context.Context, path string, o Options) (*DB, error) {
 	db.w.SetMaxOpenConns(1)
 	db.w.SetMaxIdleConns(1)
 	db.w.SetConnMaxIdleTime(0)
-	db.r, err = sql.Open("sqlite", base+"&_query_only=1&_txlock=deferred")
+	db.r, err = sql.Open("sqlite", base+"&_query_only=1&_txlock=deferred"+fmt.Sprintf("&_pragma=cache_size(-%d)", ReaderCacheKiB))
 	if err != nil {
 		db.w.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", abs, err)
