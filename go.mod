@@ -7,7 +7,7 @@ require (
 	github.com/mailgun/raymond/v2 v2.0.48 // Handlebars for the public blog's themes (the seed's template engine)
 	github.com/microcosm-cc/bluemonday v1.0.27 // test-only: oracle of markup's FuzzRemotePolicyVsBluemonday
 	github.com/mmcdole/gofeed v1.4.2 // test-only: the feed reader blog/feed's documents must satisfy
-	github.com/piglig/go-qr v1.1.0 // QR codes of the two-factor enrolment (package qr); pure Go, no dependencies
+	github.com/piglig/go-qr v1.1.0 // tests only: package qr's encoder is checked against it module for module, and its decoder reads the drawn SVG back
 	github.com/yuin/goldmark v1.8.7
 	golang.org/x/crypto v0.59.0
 	golang.org/x/net v0.62.0

@@ -98,9 +98,12 @@ type Deps struct {
 // app's mux, and send it the reads of the profile paths ("/@…") that ask
 // for ActivityPub (the app's dispatch decides).
 type Handler struct {
-	d       Deps
-	mux     *http.ServeMux // discovery
-	profile *http.ServeMux // "/@name…" paths, apart: their wildcards overlap the discovery paths
+	d Deps
+	// muxes are the discovery mux and the one of the "/@name…" paths
+	// (apart: their wildcards overlap the discovery paths), built on the
+	// first request: a CGI process serving a page never routes here, and
+	// parsing the patterns was a share of its start.
+	muxes func() [2]*http.ServeMux
 
 	hdr headers
 
@@ -121,24 +124,30 @@ func New(d Deps) *Handler {
 	if d.Log == nil {
 		d.Log = slog.New(slog.DiscardHandler)
 	}
-	h := &Handler{d: d, mux: http.NewServeMux(), profile: http.NewServeMux(), hdr: newHeaders()}
-	h.mux.HandleFunc("GET /.well-known/webfinger", h.webfinger)
-	h.mux.HandleFunc("GET /.well-known/host-meta", h.hostMeta)
-	h.mux.HandleFunc("GET /.well-known/host-meta.json", h.hostMeta)
-	h.mux.HandleFunc("GET /.well-known/nodeinfo", h.nodeinfoLinks)
-	h.mux.HandleFunc("GET /nodeinfo/{version}", h.nodeinfo)
-	h.mux.HandleFunc("GET /api/v1/instance", h.instance)
-	h.mux.HandleFunc("/", h.notFound)
-	h.profile.HandleFunc("GET /{at}", h.actor)
-	h.profile.HandleFunc("GET /{at}/main-key", h.actor)
-	h.profile.HandleFunc("GET /{at}/outbox", h.outbox)
-	h.profile.HandleFunc("GET /{at}/followers", h.followers)
-	h.profile.HandleFunc("GET /{at}/following", h.following)
-	h.profile.HandleFunc("GET /{at}/featured", h.featured)
-	h.profile.HandleFunc("GET /{at}/{id}", h.post)
-	h.profile.HandleFunc("GET /{at}/{seg}/{sub}", h.postPart)
-	h.profile.HandleFunc("/", h.notFound)
+	h := &Handler{d: d, hdr: newHeaders()}
+	h.muxes = sync.OnceValue(h.routes)
 	return h
+}
+
+func (h *Handler) routes() [2]*http.ServeMux {
+	mux, profile := http.NewServeMux(), http.NewServeMux()
+	mux.HandleFunc("GET /.well-known/webfinger", h.webfinger)
+	mux.HandleFunc("GET /.well-known/host-meta", h.hostMeta)
+	mux.HandleFunc("GET /.well-known/host-meta.json", h.hostMeta)
+	mux.HandleFunc("GET /.well-known/nodeinfo", h.nodeinfoLinks)
+	mux.HandleFunc("GET /nodeinfo/{version}", h.nodeinfo)
+	mux.HandleFunc("GET /api/v1/instance", h.instance)
+	mux.HandleFunc("/", h.notFound)
+	profile.HandleFunc("GET /{at}", h.actor)
+	profile.HandleFunc("GET /{at}/main-key", h.actor)
+	profile.HandleFunc("GET /{at}/outbox", h.outbox)
+	profile.HandleFunc("GET /{at}/followers", h.followers)
+	profile.HandleFunc("GET /{at}/following", h.following)
+	profile.HandleFunc("GET /{at}/featured", h.featured)
+	profile.HandleFunc("GET /{at}/{id}", h.post)
+	profile.HandleFunc("GET /{at}/{seg}/{sub}", h.postPart)
+	profile.HandleFunc("/", h.notFound)
+	return [2]*http.ServeMux{mux, profile}
 }
 
 // Patterns are the app mux patterns to route to the Handler, besides
@@ -156,11 +165,12 @@ func IsProfilePath(path string) bool { return strings.HasPrefix(path, "/@") && l
 
 // ServeHTTP serves the federation endpoints.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	m := h.muxes()
 	if IsProfilePath(r.URL.Path) {
-		h.profile.ServeHTTP(w, r)
+		m[1].ServeHTTP(w, r)
 		return
 	}
-	h.mux.ServeHTTP(w, r)
+	m[0].ServeHTTP(w, r)
 }
 
 // Invalidate drops the rendered documents: the next request rebuilds them.

@@ -1,16 +1,13 @@
 // Package qr draws QR codes as SVG, for the owner's two-factor enrolment
-// (the otpauth URI an authenticator app scans). It is the one package that
-// knows github.com/piglig/go-qr, a pure-Go encoder without dependencies:
-// murlog takes only its module matrix and draws the SVG itself, so the
-// markup that reaches the page is small and known.
+// (the otpauth URI an authenticator app scans). It encodes the module
+// matrix itself (encode.go) and draws the SVG, so the markup that reaches
+// the page is small and known.
 package qr
 
 import (
 	"encoding/base64"
 	"fmt"
 	"strings"
-
-	goqr "github.com/piglig/go-qr"
 )
 
 // QuietZone is the light border around the symbol, in modules: the 4 that
@@ -25,17 +22,9 @@ const modulePixels = 6
 // correction level M (15 % of the symbol may be lost or smudged),
 // matrix[y][x] true for a dark module.
 func Matrix(text string) ([][]bool, error) {
-	q, err := goqr.EncodeText(text, goqr.Medium)
+	m, err := encode(text, eccMedium)
 	if err != nil {
 		return nil, fmt.Errorf("qr: %w", err)
-	}
-	n := q.Size()
-	m := make([][]bool, n)
-	for y := range m {
-		m[y] = make([]bool, n)
-		for x := range m[y] {
-			m[y][x] = q.Module(x, y)
-		}
 	}
 	return m, nil
 }

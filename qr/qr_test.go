@@ -169,3 +169,45 @@ func TestDataURI(t *testing.T) {
 		t.Error("DataURI of 3,000 bytes (more than version 40 holds at level M): no error")
 	}
 }
+
+// TestMatrixMatchesGoQR compares the encoder with github.com/piglig/go-qr
+// (another port of the same reference algorithm, kept for the tests)
+// module for module: every mode, lengths that need every version from 1
+// to 40, and the choice of level and mask that follows from them.
+func TestMatrixMatchesGoQR(t *testing.T) {
+	t.Parallel()
+	texts := []string{"", "0", "01234567", "HELLO WORLD", "hello, world", "こんにちは、世界", uri}
+	for _, unit := range []string{"7", "Z9$", "otpauth://totp/x?secret=JBSWY3DP&", "é"} {
+		for n := 1; n < 3000; n = n*11/10 + 1 {
+			texts = append(texts, strings.Repeat(unit, n))
+		}
+	}
+	versions := map[int]bool{}
+	for _, text := range texts {
+		want, werr := goqr.EncodeText(text, goqr.Medium)
+		got, err := qr.Matrix(text)
+		if werr != nil || err != nil {
+			if (werr == nil) != (err == nil) {
+				t.Errorf("Matrix(%d bytes %.20q) error %v; go-qr's %v", len(text), text, err, werr)
+			}
+			continue
+		}
+		versions[(want.Size()-17)/4] = true
+		if len(got) != want.Size() {
+			t.Errorf("Matrix(%d bytes %.20q) is %d modules wide; go-qr's %d", len(text), text, len(got), want.Size())
+			continue
+		}
+	rows:
+		for y, row := range got {
+			for x, dark := range row {
+				if dark != want.Module(x, y) {
+					t.Errorf("Matrix(%d bytes %.20q): module (%d,%d) = %v; go-qr's %v", len(text), text, x, y, dark, !dark)
+					break rows
+				}
+			}
+		}
+	}
+	if len(versions) < 40 {
+		t.Errorf("the inputs reached %d versions; want all 40", len(versions))
+	}
+}
