@@ -8,7 +8,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -101,21 +100,17 @@ func Open(ctx context.Context, path string, o Options) (*DB, error) {
 	privateFiles(abs, o.Logger)
 
 	busy := fmt.Sprint(o.BusyTimeout.Milliseconds())
-	// journal_size_limit: the -wal is kept between processes
-	// (persistentWAL), so a connection closing last truncates it (to 0)
-	// rather than leave a burst of writes' frames on disk, and a restarted
-	// WAL is cut back to 4 MiB.
-	base := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?_busy_timeout=" + busy + "&_foreign_keys=1&_pragma=journal_size_limit(4194304)"
+	base := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?_busy_timeout=" + busy + "&_foreign_keys=1"
 	// auto_vacuum only takes effect on a new file; incremental mode lets the
 	// queue's clean-up give pages back without a full VACUUM.
-	db.w, err = openPool(base + "&_journal_mode=WAL&_synchronous=NORMAL&_auto_vacuum=INCREMENTAL&_txlock=immediate")
+	db.w, err = sql.Open("sqlite", base+"&_journal_mode=WAL&_synchronous=NORMAL&_auto_vacuum=INCREMENTAL&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", abs, err)
 	}
 	db.w.SetMaxOpenConns(1)
 	db.w.SetMaxIdleConns(1)
 	db.w.SetConnMaxIdleTime(0)
-	db.r, err = openPool(base + "&_query_only=1&_txlock=deferred")
+	db.r, err = sql.Open("sqlite", base+"&_query_only=1&_txlock=deferred")
 	if err != nil {
 		db.w.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", abs, err)
@@ -130,39 +125,6 @@ func Open(ctx context.Context, path string, o Options) (*DB, error) {
 		return nil, err
 	}
 	return db, nil
-}
-
-// openPool is sql.Open of the driver with dsn, its connections made by
-// persistentWAL.
-func openPool(dsn string) (*sql.DB, error) {
-	c, err := sqlite.NewConnector(dsn)
-	if err != nil {
-		return nil, err
-	}
-	return sql.OpenDB(persistentWAL{c}), nil
-}
-
-// persistentWAL makes connections that keep the -wal and -shm files when
-// the last of them closes (SQLITE_FCNTL_PERSIST_WAL): the WAL is still
-// checkpointed into the database and truncated, but the files stay. Under
-// CGI every request's process is the last connection, and creating both
-// files, setting up the shared index and deleting them again at exit was
-// ~2.5 ms of a 20 ms post page here. The files are 0600 (privateFiles)
-// and the .htaccess denies them.
-type persistentWAL struct{ driver.Connector }
-
-func (p persistentWAL) Connect(ctx context.Context) (driver.Conn, error) {
-	c, err := p.Connector.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if fc, ok := c.(sqlite.FileControl); ok {
-		if _, err := fc.FileControlPersistWAL("main", 1); err != nil {
-			c.Close()
-			return nil, err
-		}
-	}
-	return c, nil
 }
 
 // migrateRetrying runs migrate, again while it finds the database busy:
