@@ -1,6 +1,11 @@
 package theme
 
 import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,12 +47,32 @@ func TestEq(t *testing.T) {
 }
 
 func TestPartialRefs(t *testing.T) {
+	t.Parallel()
 	src := `{{> head}} {{~> header }} {{#> layout}}x{{/layout}} {{> (lookup . "p")}} {{> post-rich post}} {{!-- > not --}}`
-	var got []string
-	for _, m := range partialRef.FindAllStringSubmatch(src, -1) {
-		got = append(got, m[1])
+	if got, want := strings.Join(partialRefs(src), " "), "head header layout ( post-rich"; got != want {
+		t.Errorf("partialRefs = %q; want %q", got, want)
 	}
-	if want := "head header layout ( post-rich"; strings.Join(got, " ") != want {
-		t.Errorf("partial refs = %q; want %q", got, want)
+	// The scan finds what the pattern it replaced finds, on every
+	// template of the test themes and on near misses.
+	oracle := regexp.MustCompile(`\{\{~?\s*#?>\s*(\(|[A-Za-z0-9_-]+)`)
+	srcs := []string{"", "{{", "{{>", "{{> ", "{{{> a}}", "{{~ #> a-b_c9 }}", "{{#>(x)}}", "{{ ~> a}}", "{{>\f\r\n\ta}}", "{{> é}}", "{{>>a}}", "{{#~> a}}"}
+	fs.WalkDir(os.DirFS("testdata"), ".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".hbs") {
+			b, _ := os.ReadFile(filepath.Join("testdata", p))
+			srcs = append(srcs, string(b))
+		}
+		return nil
+	})
+	if len(srcs) < 20 {
+		t.Fatalf("only %d sources; want the test themes' templates too", len(srcs))
+	}
+	for _, src := range srcs {
+		var want []string
+		for _, m := range oracle.FindAllStringSubmatch(src, -1) {
+			want = append(want, m[1])
+		}
+		if got := partialRefs(src); !slices.Equal(got, want) {
+			t.Errorf("partialRefs(%.60q) = %q; the pattern finds %q", src, got, want)
+		}
 	}
 }

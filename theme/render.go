@@ -5,17 +5,61 @@ import (
 	"html"
 	"io/fs"
 	"reflect"
-	"regexp"
 	"strings"
 
 	"github.com/mailgun/raymond/v2"
 	"github.com/mailgun/raymond/v2/ast"
 )
 
-// partialRef finds the partials a template names: {{> name …}} and the
-// block form {{#> name}}, with whitespace control. A dynamic name
-// ({{> (expr)}}) cannot be known before running, so it loads them all.
-var partialRef = regexp.MustCompile(`\{\{~?\s*#?>\s*(\(|[A-Za-z0-9_-]+)`)
+// partialRefs returns the partials a template names: {{> name …}} and
+// the block form {{#> name}}, with whitespace control ("(" for a dynamic
+// name, {{> (expr)}}, which cannot be known before running, so it loads
+// them all). It finds what `\{\{~?\s*#?>\s*(\(|[A-Za-z0-9_-]+)` would,
+// written out: a regexp compiled at every process start, and run over
+// every template a CGI page reads, cost more than the scan.
+func partialRefs(src string) []string {
+	var refs []string
+	for i := 0; ; {
+		k := strings.Index(src[i:], "{{")
+		if k < 0 {
+			return refs
+		}
+		j := i + k + 2
+		i += k + 1 // where the next try starts when this one fails
+		if j < len(src) && src[j] == '~' {
+			j++
+		}
+		j = skipSpace(src, j)
+		if j < len(src) && src[j] == '#' {
+			j++
+		}
+		if j >= len(src) || src[j] != '>' {
+			continue
+		}
+		j = skipSpace(src, j+1)
+		if j < len(src) && src[j] == '(' {
+			refs = append(refs, "(")
+			i = j + 1
+			continue
+		}
+		e := j
+		for e < len(src) && (src[e] >= 'A' && src[e] <= 'Z' || src[e] >= 'a' && src[e] <= 'z' || src[e] >= '0' && src[e] <= '9' || src[e] == '_' || src[e] == '-') {
+			e++
+		}
+		if e > j {
+			refs = append(refs, src[j:e])
+			i = e
+		}
+	}
+}
+
+// skipSpace skips what \s matches in a Go regexp: \t \n \f \r and space.
+func skipSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\f' || s[i] == '\r') {
+		i++
+	}
+	return i
+}
 
 // parsed is a parsed template file and the partials it names: raymond's
 // parser's AST, which the compiler reads, and raymond's Template of the
@@ -157,9 +201,7 @@ func (s *Set) parseFile(file string, cache map[string]*parsed) (*parsed, error) 
 	if err != nil {
 		return nil, fmt.Errorf("parse %s: %w", file, err)
 	}
-	for _, m := range partialRef.FindAllStringSubmatch(p.src, -1) {
-		p.refs = append(p.refs, m[1])
-	}
+	p.refs = partialRefs(p.src)
 	if cache != nil {
 		cache[file] = p
 	}

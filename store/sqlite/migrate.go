@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -18,14 +17,37 @@ import (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-// migration is one embedded migrations/NNN_description.sql file.
+// migration is one embedded migrations/NNN_description.sql file. Its
+// SQL is read only when it is applied: every process lists the
+// migrations to learn the latest version, and reading all of them (28 KB,
+// copied twice) was most of that.
 type migration struct {
 	Version int
 	Name    string
-	SQL     string
+	file    string // path in the fs.FS loadMigrations read
 }
 
-var migrationName = regexp.MustCompile(`^(\d{3,})_([a-z0-9_]+)\.sql$`)
+// parseMigrationName splits NNN_description.sql (three or more digits;
+// lower-case letters, digits and underscores) into its parts.
+func parseMigrationName(base string) (version int, name string, ok bool) {
+	num, rest, ok := strings.Cut(base, "_")
+	name, sql := strings.CutSuffix(rest, ".sql")
+	if !ok || !sql || len(num) < 3 || name == "" {
+		return 0, "", false
+	}
+	for _, c := range num {
+		if c < '0' || c > '9' {
+			return 0, "", false
+		}
+	}
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return 0, "", false
+		}
+	}
+	v, err := strconv.Atoi(num)
+	return v, name, err == nil
+}
 
 // loadMigrations returns the migrations in version order.
 func loadMigrations(fsys fs.FS) ([]migration, error) {
@@ -37,20 +59,15 @@ func loadMigrations(fsys fs.FS) ([]migration, error) {
 	seen := map[int]string{}
 	for _, n := range names {
 		base := path.Base(n)
-		m := migrationName.FindStringSubmatch(base)
-		if m == nil {
+		v, name, ok := parseMigrationName(base)
+		if !ok {
 			return nil, fmt.Errorf("migration %s: name must be NNN_description.sql", base)
 		}
-		v, _ := strconv.Atoi(m[1])
 		if prev, dup := seen[v]; dup {
 			return nil, fmt.Errorf("migrations %s and %s share version %d", prev, base, v)
 		}
 		seen[v] = base
-		b, err := fs.ReadFile(fsys, n)
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{Version: v, Name: m[2], SQL: string(b)})
+		ms = append(ms, migration{Version: v, Name: name, file: n})
 	}
 	// fs.Glob returns lexical order; zero-padded names make that numeric,
 	// but sort by number anyway so "1000_x" after "999_y" stays right.
@@ -143,14 +160,18 @@ func (db *DB) applyMigrations(ctx context.Context, fsys fs.FS) error {
 		if m.Version <= current {
 			continue
 		}
-		if err := db.applyOne(ctx, m); err != nil {
+		b, err := fs.ReadFile(fsys, m.file)
+		if err != nil {
+			return fmt.Errorf("sqlite: migration %03d_%s: %w", m.Version, m.Name, err)
+		}
+		if err := db.applyOne(ctx, m, string(b)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (db *DB) applyOne(ctx context.Context, m migration) error {
+func (db *DB) applyOne(ctx context.Context, m migration, script string) error {
 	stx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("sqlite: migration %03d_%s: %w", m.Version, m.Name, mapErr(err))
@@ -163,7 +184,7 @@ func (db *DB) applyOne(ctx context.Context, m migration) error {
 	if int(v.Int64) >= m.Version {
 		return nil // another process applied it first
 	}
-	if _, err := stx.ExecContext(ctx, m.SQL); err != nil {
+	if _, err := stx.ExecContext(ctx, script); err != nil {
 		return fmt.Errorf("sqlite: migration %03d_%s failed, nothing of it was applied: %w", m.Version, m.Name, err)
 	}
 	if _, err := stx.ExecContext(ctx, "INSERT INTO schema_version (version, name, applied_at) VALUES (?, ?, ?)",

@@ -311,6 +311,33 @@ func TestNewerDatabaseIsRefused(t *testing.T) {
 	}
 }
 
+func TestParseMigrationName(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		base    string
+		version int
+		name    string
+		ok      bool
+	}{
+		{"001_initial.sql", 1, "initial", true},
+		{"014_signature_schemes.sql", 14, "signature_schemes", true},
+		{"1000_x9__y.sql", 1000, "x9__y", true},
+		{"01_x.sql", 0, "", false},
+		{"001_X.sql", 0, "", false},
+		{"001_.sql", 0, "", false},
+		{"001-x.sql", 0, "", false},
+		{"0a1_x.sql", 0, "", false},
+		{"001_x.sql.bak", 0, "", false},
+		{"001_x.SQL", 0, "", false},
+		{"001_x-y.sql", 0, "", false},
+	} {
+		v, name, ok := parseMigrationName(tc.base)
+		if v != tc.version || name != tc.name || ok != tc.ok {
+			t.Errorf("parseMigrationName(%q) = %d, %q, %v; want %d, %q, %v", tc.base, v, name, ok, tc.version, tc.name, tc.ok)
+		}
+	}
+}
+
 func TestMigrationNames(t *testing.T) {
 	for _, tc := range []struct {
 		files map[string]string
