@@ -138,8 +138,12 @@ func (s *server) settledRSS(tb testing.TB, max time.Duration) float64 {
 	low := s.rssKB(tb)
 	deadline := time.Now().Add(max)
 	fell := time.Now()
+	// RSS of another process has no event to wait on: sample it on a
+	// ticker until it has been steady or the deadline passes.
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
 	for time.Now().Before(deadline) && time.Since(fell) < 2*time.Second {
-		time.Sleep(250 * time.Millisecond)
+		<-tick.C
 		if cur := s.rssKB(tb); cur < low-256 {
 			low, fell = cur, time.Now()
 		} else {
