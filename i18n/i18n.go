@@ -55,7 +55,7 @@ func Negotiate(header string) Lang {
 // T returns the message for key in lang, falling back to English and then
 // to the key itself (which makes a missing translation visible in tests).
 func T(lang Lang, key string) string {
-	if m, ok := catalog[key]; ok {
+	if m, ok := catalog()[key]; ok {
 		if s, ok := m[lang]; ok {
 			return s
 		}
@@ -70,4 +70,4 @@ func T(lang Lang, key string) string {
 func Tf(lang Lang, key string, args ...any) string { return fmt.Sprintf(T(lang, key), args...) }
 
 // Has reports whether key is in the catalog.
-func Has(key string) bool { _, ok := catalog[key]; return ok }
+func Has(key string) bool { _, ok := catalog()[key]; return ok }

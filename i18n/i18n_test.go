@@ -29,7 +29,7 @@ func TestNegotiate(t *testing.T) {
 
 func TestCatalogIsComplete(t *testing.T) {
 	t.Parallel()
-	for key, m := range catalog {
+	for key, m := range catalog() {
 		for _, l := range []Lang{En, Ja} {
 			if strings.TrimSpace(m[l]) == "" {
 				t.Errorf("message %q has no %s text", key, l)
@@ -46,7 +46,7 @@ func TestCatalogIsComplete(t *testing.T) {
 // arguments, so Tf fills the same places.
 func TestMessagesArePageText(t *testing.T) {
 	t.Parallel()
-	for key, m := range catalog {
+	for key, m := range catalog() {
 		for _, l := range []Lang{En, Ja} {
 			if strings.Contains(m[l], "`") {
 				t.Errorf("message %q (%s) has a literal backtick: %q", key, l, m[l])

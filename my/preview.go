@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/blog"
@@ -60,7 +61,10 @@ func (h *Handler) notBuilt(w http.ResponseWriter, r *http.Request) {
 	h.page(w, r, http.StatusServiceUnavailable, "my.notbuilt.title", "my.notbuilt.body", code("make web"), code(h.o.WebDir))
 }
 
-var pageTmpl = template.Must(template.New("page").Parse(`<!doctype html>
+// pageTmpl is parsed on first use: a CGI process starts for every
+// request, and few of them show this page.
+var pageTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Parse(`<!doctype html>
 <html lang="{{.Lang}}">
 <head>
 <meta charset="utf-8">
@@ -74,6 +78,7 @@ var pageTmpl = template.Must(template.New("page").Parse(`<!doctype html>
 </body>
 </html>
 `))
+})
 
 // page writes a small server-rendered page in the reader's language: no
 // script, no style (the strict CSP would refuse inline ones anyway),
@@ -88,7 +93,7 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request, status int, title
 	if r.Method == http.MethodHead {
 		return
 	}
-	if err := pageTmpl.Execute(w, struct {
+	if err := pageTmpl().Execute(w, struct {
 		Lang  i18n.Lang
 		Title string
 		Body  template.HTML

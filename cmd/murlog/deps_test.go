@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -25,6 +27,55 @@ func TestHeavyInitStaysOut(t *testing.T) {
 			if pkg == b || strings.HasPrefix(pkg, b+"/") {
 				t.Errorf("cmd/murlog links %s; use %s", pkg, instead)
 			}
+		}
+	}
+}
+
+// TestInitStaysSmall keeps the packages whose start-up work was made lazy
+// from growing it back (issue 15, F): under CGI every request pays every
+// linked package's init. What each allocates before main is read from
+// the runtime's own trace (GODEBUG=inittrace=1) of this binary run as
+// murlog; allocation, unlike time, is the same on every run.
+func TestInitStaysSmall(t *testing.T) {
+	t.Parallel()
+	const limit = 32 << 10 // bytes; each allocated 57–140 KB before
+	watched := []string{
+		"github.com/yuin/goldmark/util",
+		"github.com/yuin/goldmark/parser",
+		"golang.org/x/net/html",
+		"github.com/mailgun/raymond/v2/lexer",
+		"github.com/mailgun/raymond/v2/parser",
+		"github.com/murlog/murlog/i18n",
+		"github.com/murlog/murlog/my",
+	}
+	cmd := command(t, t.TempDir(), []string{"GODEBUG=inittrace=1"}, "version")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("murlog version: %v\n%s", err, stderr.String())
+	}
+	// "init github.com/yuin/goldmark/util @0.8 ms, 0.011 ms clock, 4096 bytes, 12 allocs"
+	allocated := map[string]int{}
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 9 && f[0] == "init" && f[8] == "bytes," {
+			n, err := strconv.Atoi(f[7])
+			if err != nil {
+				t.Fatalf("inittrace line %q: %v", line, err)
+			}
+			allocated[f[1]] = n
+		}
+	}
+	if len(allocated) == 0 {
+		t.Fatalf("no inittrace lines in:\n%s", stderr.String())
+	}
+	for _, pkg := range watched {
+		n, ok := allocated[pkg]
+		if !ok {
+			continue // no init of its own left, or not linked
+		}
+		if n > limit {
+			t.Errorf("%s allocates %d bytes at start-up; want ≤ %d (build tables and regular expressions on first use: third_party/README.md)", pkg, n, limit)
 		}
 	}
 }
