@@ -108,7 +108,7 @@ func New(dir string) (*Store, error) {
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return nil, unavailable("cannot be opened", err)
+		return nil, unavailable("cannot be opened for reading", err)
 	}
 	s := &Store{dir: dir, root: root}
 	if _, err := readDir(root, "."); err != nil {
@@ -239,15 +239,27 @@ var errSidecar = errors.New("sidecar")
 // try opens (or stats) the body, then reads the sidecar. A body that is
 // not a regular file (a folder of other keys) is not an artifact.
 func (s *Store) try(name string, keep bool) (*os.File, fs.FileInfo, sidecar, error) {
+	// The folder is resolved once for both files: each os.Root lookup
+	// walks the path a segment at a time.
+	dir, base := path.Split(name)
+	folder := s.root
+	if dir != "" {
+		sub, err := s.root.OpenRoot(dir)
+		if err != nil {
+			return nil, nil, sidecar{}, err
+		}
+		defer sub.Close()
+		folder = sub
+	}
 	var f *os.File
 	var st fs.FileInfo
 	var err error
 	if keep {
-		if f, err = s.root.Open(name); err == nil {
+		if f, err = folder.Open(base); err == nil {
 			st, err = f.Stat()
 		}
 	} else {
-		st, err = s.root.Stat(name)
+		st, err = folder.Stat(base)
 	}
 	if err == nil && !st.Mode().IsRegular() {
 		err = fs.ErrNotExist
@@ -259,7 +271,7 @@ func (s *Store) try(name string, keep bool) (*os.File, fs.FileInfo, sidecar, err
 		return nil, nil, sidecar{}, err
 	}
 	var m sidecar
-	b, err := readFile(s.root, metaName(name))
+	b, err := readFile(folder, metaPrefix+base)
 	if err == nil {
 		err = json.Unmarshal(b, &m)
 	}
@@ -545,7 +557,7 @@ func (s *Store) ioError(op, rel string, err error) error {
 	abs := filepath.Join(s.dir, filepath.FromSlash(rel))
 	cause := fmt.Errorf("%s %s: %w", op, abs, err)
 	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.EDQUOT) {
-		return &murlog.Error{Code: murlog.EUnavailable, Message: fmt.Sprintf("artifact folder cannot %s %s", op, rel), Err: cause}
+		return &murlog.Error{Code: murlog.EUnavailable, Message: fmt.Sprintf("artifact folder: cannot %s %s", op, rel), Err: cause}
 	}
 	return murlog.Internal(cause)
 }

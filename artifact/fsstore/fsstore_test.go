@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -462,17 +463,18 @@ func TestNewErrors(t *testing.T) {
 	}
 }
 
-// TestNewUnwritable needs a user the file modes bind: as root they do
-// not, so it is skipped there.
+// TestNewUnwritable needs a user the file modes bind. As root, which
+// they do not bind, it runs itself again as the user nobody.
 func TestNewUnwritable(t *testing.T) {
 	t.Parallel()
 	if os.Geteuid() == 0 {
-		t.Skip("root ignores file modes")
+		asNobody(t, "TestNewUnwritable")
+		return
 	}
 	for _, tc := range []struct {
 		mode fs.FileMode
 		what string
-	}{{0o555, "cannot be written"}, {0o333, "cannot be read"}} {
+	}{{0o555, "cannot be written"}, {0o333, "read"}} {
 		dir := filepath.Join(t.TempDir(), "ro")
 		os.Mkdir(dir, 0o755)
 		os.Chmod(dir, tc.mode)
@@ -486,6 +488,23 @@ func TestNewUnwritable(t *testing.T) {
 		if msg := murlog.ErrorMessage(err); !strings.Contains(msg, dir) || !strings.Contains(msg, tc.what) {
 			t.Errorf("New of a folder of mode %v: %q; want it to name %s and say %q", tc.mode, msg, dir, tc.what)
 		}
+	}
+	// A folder inside that became read-only: Put says which, and what.
+	dir := t.TempDir()
+	s := open(t, dir)
+	put(t, s, "html/@alice/index.html", "x")
+	os.Chmod(filepath.Join(dir, "html/@alice"), 0o555)
+	t.Cleanup(func() { os.Chmod(filepath.Join(dir, "html/@alice"), 0o755) })
+	_, err := s.Put(ctx, artifact.MustParseKey("html/@alice/01abc/index.html"), "text/html", []byte("y"))
+	if msg := murlog.ErrorMessage(err); murlog.ErrorCode(err) != murlog.EUnavailable || !strings.Contains(msg, "html/@alice") {
+		t.Errorf("Put into a read-only folder = %v; want unavailable naming html/@alice", err)
+	}
+	_, err = s.Put(ctx, artifact.MustParseKey("html/@alice/index.html"), "text/html", []byte("y"))
+	if murlog.ErrorCode(err) != murlog.EUnavailable {
+		t.Errorf("Put over an artifact in a read-only folder = %v; want unavailable", err)
+	}
+	if err := artifact.Verify(ctx, s, artifact.MustParseKey("html/@alice/index.html")); err != nil {
+		t.Errorf("the artifact in the read-only folder after a failed Put: %v; want it intact", err)
 	}
 }
 
@@ -532,5 +551,42 @@ func BenchmarkStat(b *testing.B) {
 		if _, err := s.Stat(ctx, k); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// asNobody runs the test named test in a copy of this test binary as the
+// user nobody (65534), failing t with its output if it fails.
+func asNobody(t *testing.T, test string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "asnobody")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	bin := filepath.Join(dir, "test")
+	b, err := os.ReadFile(exe)
+	if err == nil {
+		err = os.WriteFile(bin, b, 0o755)
+	}
+	if err == nil {
+		err = os.Chmod(dir, 0o755)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-test.run=^"+test+"$", "-test.v")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "TMPDIR="+os.TempDir())
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s as nobody: %v\n%s", test, err, out)
+	}
+	if !strings.Contains(string(out), "--- PASS: "+test) {
+		t.Fatalf("%s as nobody did not pass:\n%s", test, out)
 	}
 }
