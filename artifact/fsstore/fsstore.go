@@ -30,12 +30,18 @@
 // sidecar describes — and look again; within one Store a per-key lock
 // keeps readers out of that window altogether, and across processes
 // (the CGI request and the spawned worker) the retry covers it. A body
-// that still does not match after the retries is corrupt: truncated or
-// rewritten behind the store's back, or without a sidecar (a writer died
-// between the renames). Corrupt is reported, never served; the caller
+// that still does not match after the retries is corrupt: truncated,
+// extended or replaced behind the store's back, or with a stale or no
+// sidecar (a writer died between its renames, leaving a whole new body
+// that Apache serves correctly meanwhile). Corrupt is reported, never
+// served; the caller
 // renders the artifact again. Copying the folder to another disk changes
 // the inodes and so turns every artifact into a rebuild, which is the
 // right answer for derived files of unknown provenance.
+//
+// The check reads no body, so a same-size rewrite in place that also
+// restores the modification time passes it; artifact.Verify, which
+// hashes the body, catches that too ("murlog artifacts check").
 //
 // Everything goes through an os.Root, so no key and no symbolic link
 // planted inside the folder can make the store read or write outside it.
@@ -151,13 +157,6 @@ func (m sidecar) meta() artifact.Meta {
 // describes reports whether m describes the file st.
 func (m sidecar) describes(st fs.FileInfo) bool {
 	return st.Size() == m.Size && st.ModTime().UnixNano() == m.MTime && ino(st) == m.Ino
-}
-
-func ino(st fs.FileInfo) uint64 {
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-		return uint64(sys.Ino)
-	}
-	return 0
 }
 
 func metaName(key string) string {
