@@ -43,7 +43,7 @@ const MaxSize = 8 << 20
 
 // MaxKey is the longest key in bytes, and MaxSegment the longest segment
 // of one. A segment is a file name on disk; the filesystem adapter keeps
-// a hidden sidecar ("." + name + ".meta") next to it, which must still
+// a hidden sidecar (".meta-" + name) next to it, which must still
 // fit the 255 bytes of NAME_MAX, hence 240 and not 255. S3 allows 1024
 // bytes of key.
 const (
