@@ -1,6 +1,10 @@
 package markup
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
 // Long words, for display only: a run of Latin text with no break
 // opportunity is one unbreakable word to the browser. A line that cannot
@@ -124,22 +128,53 @@ func tagName(tag string) (string, bool) {
 // test that spares most posts any further work.
 func hasLongRun(s string) bool {
 	n, inTag := 0, false
-	for i := 0; i < len(s); i++ {
+	for i := 0; i < len(s); {
 		c := s[i]
+		size, word := wordRuneAt(s, i)
 		switch {
 		case c == '<':
 			inTag, n = true, 0
 		case inTag:
 			inTag = c != '>'
-		case c > ' ' && c <= '~':
+		case word:
 			if n++; n >= MinLongWord {
 				return true
 			}
 		default:
 			n = 0
 		}
+		i += size
 	}
 	return false
+}
+
+// wordRuneAt reports the size of the character at s[i] and whether it
+// belongs to a word of a script written with spaces between words:
+// printable ASCII, and the letters and combining marks of the Latin,
+// Greek, Cyrillic, Armenian and Georgian scripts ("Kapitänswitwe" is one
+// word, not two on either side of its ä). Japanese, Chinese, Thai and the
+// like are not: the browser breaks them between any two characters or by
+// its own dictionary.
+func wordRuneAt(s string, i int) (int, bool) {
+	c := s[i]
+	if c < utf8.RuneSelf {
+		return 1, c > ' ' && c <= '~'
+	}
+	r, size := utf8.DecodeRuneInString(s[i:])
+	if r == utf8.RuneError {
+		return size, false
+	}
+	return size, unicode.Is(unicode.Mn, r) || unicode.In(r, unicode.Latin, unicode.Greek, unicode.Cyrillic, unicode.Armenian, unicode.Georgian)
+}
+
+// markAt reports whether a combining mark starts at s[i]: a break never
+// goes between a letter and its marks.
+func markAt(s string, i int) bool {
+	if i >= len(s) || s[i] < utf8.RuneSelf {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return unicode.Is(unicode.Mn, r)
 }
 
 // writeBroken writes the raw (escaped) text t with its long runs given
@@ -147,14 +182,22 @@ func hasLongRun(s string) bool {
 func writeBroken(b *strings.Builder, t string) {
 	for len(t) > 0 {
 		i := 0
-		for i < len(t) && !isLatin(rune(t[i])) {
-			i++
+		for i < len(t) {
+			size, word := wordRuneAt(t, i)
+			if word {
+				break
+			}
+			i += size
 		}
 		b.WriteString(t[:i])
 		t = t[i:]
 		j := 0
-		for j < len(t) && isLatin(rune(t[j])) {
-			j++
+		for j < len(t) {
+			size, word := wordRuneAt(t, j)
+			if !word {
+				break
+			}
+			j += size
 		}
 		run := t[:j]
 		t = t[j:]
@@ -237,26 +280,29 @@ func writeAddress(b *strings.Builder, t string) {
 
 // writeChunks writes a long word (raw text) with a break every WordChunk
 // characters, none in its last few (a line never starts with a scrap of
-// it); a character reference counts as one and is never split.
+// it); a character reference or a multi-byte character counts as one and
+// is never split, nor a letter from its combining marks.
 func writeChunks(b *strings.Builder, w string) {
 	step := func(i int) int {
 		if n := entityLen(w[i:]); n > 0 {
 			return n
 		}
-		return 1
+		_, size := utf8.DecodeRuneInString(w[i:])
+		return size
 	}
 	units := 0
 	for i := 0; i < len(w); i += step(i) {
 		units++
 	}
-	n, from := 0, 0
+	n, since, from := 0, 0, 0
 	for i := 0; i < len(w); {
 		i += step(i)
 		n++
-		if n%WordChunk == 0 && units-n > WordChunk/2 && i < len(w) {
+		since++
+		if since >= WordChunk && units-n > WordChunk/2 && i < len(w) && !markAt(w, i) {
 			b.WriteString(w[from:i])
 			b.WriteString("<wbr>")
-			from = i
+			from, since = i, 0
 		}
 	}
 	b.WriteString(w[from:])

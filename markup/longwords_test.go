@@ -81,3 +81,25 @@ func tokenText(s string) string {
 		}
 	}
 }
+
+// TestLongWordsOfOtherLatinLetters: a long word with letters outside
+// ASCII is one word, broken like any other, never inside a character or
+// between a letter and its combining mark (a 17-character piece around
+// "ä" left a 4 em gap in justified text).
+func TestLongWordsOfOtherLatinLetters(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"Donaudampfschifffahrtsgesellschaftskapitänswitwenrentenversicherung",
+			"Donaudam<wbr>pfschiff<wbr>fahrtsge<wbr>sellscha<wbr>ftskapit<wbr>änswitwe<wbr>nrentenv<wbr>ersicherung"},
+		// e + U+0301: the mark stays with its letter.
+		{"abcdefge\u0301hijklmnopqrstuvwxyzabcd", "abcdefge\u0301<wbr>hijklmno<wbr>pqrstuvw<wbr>xyzabcd"},
+		{"Достопримечательностидостопримечательности", "Достопри<wbr>мечатель<wbr>ностидос<wbr>топримеч<wbr>ательности"},
+		// Japanese stays as it is: the browser breaks it anywhere.
+		{"日本語の文章は単語の間に空白がないのでどこでも折り返せるのです", "日本語の文章は単語の間に空白がないのでどこでも折り返せるのです"},
+	} {
+		got := BreakLongWords("<p>" + tc.in + "</p>")
+		if want := "<p>" + tc.want + "</p>"; got != want {
+			t.Errorf("BreakLongWords(%q)\n got %q\nwant %q", tc.in, got, want)
+		}
+	}
+}
