@@ -55,7 +55,7 @@ func (r sessions) DeleteAllExcept(keep string) (int, error) {
 
 func (r sessions) List(now time.Time, limit int) ([]*murlog.Session, error) {
 	rows, err := r.t.query(`SELECT token_hash, created_at, expires_at, last_seen_at, user_agent FROM sessions
-		WHERE expires_at > ? ORDER BY last_seen_at DESC, token_hash LIMIT ?`, micros(now), limit)
+		WHERE expires_at > ? ORDER BY last_seen_at DESC, token_hash LIMIT CAST(? AS INTEGER)`, micros(now), limit)
 	if err != nil {
 		return nil, err
 	}

@@ -423,6 +423,14 @@ func (t *tx) queryRowContext(ctx context.Context, query string, args []any, dest
 	return nil
 }
 
+// Every LIMIT taken from a parameter is written LIMIT CAST(? AS INTEGER),
+// never LIMIT ?: since SQLite 3.47 a bare LIMIT ? lets the planner read the
+// bound value, which marks the statement to be compiled again on its first
+// step after the value is bound. A CGI process prepares each statement once
+// and cold, so every list query on a page (recent posts, neighbours, the
+// page menu) was compiled twice; the cast keeps the value a run-time one.
+// TestLimitIsNeverABareParameter holds the rule.
+
 // stmtCache holds one *sql.Stmt per query text for a pool.
 type stmtCache struct {
 	db  *sql.DB

@@ -122,7 +122,7 @@ func (l *Ledger) Prune(ctx context.Context, before time.Time) (int, error) {
 			// migration and is pruned rarely, so a scan is cheaper than
 			// an index paid for on every Done.
 			res, err := st.(*tx).exec(`DELETE FROM queue_seen WHERE id IN (SELECT id FROM queue_seen
-				WHERE done_at < ? LIMIT ?)`, micros(before), pruneChunk)
+				WHERE done_at < ? LIMIT CAST(? AS INTEGER))`, micros(before), pruneChunk)
 			n, err = rowsAffected(res, err)
 			return err
 		})

@@ -142,7 +142,7 @@ func (r posts) List(q store.PostQuery) ([]*murlog.Post, error) {
 			query += " AND (published_at, id) < (?, ?)"
 			args = append(args, after...)
 		}
-		query += " ORDER BY published_at DESC, id DESC LIMIT ?"
+		query += " ORDER BY published_at DESC, id DESC LIMIT CAST(? AS INTEGER)"
 	case murlog.AudienceOwner:
 		query = "SELECT " + postCols + " FROM posts WHERE 1 = 1"
 		if q.PersonaID != "" {
@@ -153,7 +153,7 @@ func (r posts) List(q store.PostQuery) ([]*murlog.Post, error) {
 			query += " AND id < ?"
 			args = append(args, q.Before)
 		}
-		query += " ORDER BY id DESC LIMIT ?"
+		query += " ORDER BY id DESC LIMIT CAST(? AS INTEGER)"
 	default:
 		return nil, murlog.Internal(errors.New("sqlite: unknown audience"))
 	}
@@ -186,7 +186,7 @@ func (r posts) publicSortKey(id string, now int64) (int64, error) {
 }
 
 func (r posts) Replies(uri string, limit int) ([]*murlog.Post, error) {
-	return many(r.t, "SELECT "+postCols+" FROM posts WHERE in_reply_to = ? ORDER BY id LIMIT ?", scanPost, uri, limit)
+	return many(r.t, "SELECT "+postCols+" FROM posts WHERE in_reply_to = ? ORDER BY id LIMIT CAST(? AS INTEGER)", scanPost, uri, limit)
 }
 
 // slugOwner prefers the current slug to an old one.
@@ -234,7 +234,7 @@ func (r posts) KeepOldSlug(personaID, slug, id string, at time.Time, keep int) e
 		return err
 	}
 	_, err := r.t.exec(`DELETE FROM post_old_slugs WHERE post_id = ?1 AND slug NOT IN
-		(SELECT slug FROM post_old_slugs WHERE post_id = ?1 ORDER BY created_at DESC, slug LIMIT ?2)`, id, keep)
+		(SELECT slug FROM post_old_slugs WHERE post_id = ?1 ORDER BY created_at DESC, slug LIMIT CAST(?2 AS INTEGER))`, id, keep)
 	return err
 }
 

@@ -108,9 +108,9 @@ func page(where string, args []any, nowSlot int, k sortKey, c *cursor, oldest bo
 		args = append(args, c.pub, c.id)
 	}
 	if oldest {
-		q += " ORDER BY " + k.pub + ", " + k.id + " LIMIT ?"
+		q += " ORDER BY " + k.pub + ", " + k.id + " LIMIT CAST(? AS INTEGER)"
 	} else {
-		q += " ORDER BY " + k.pub + " DESC, " + k.id + " DESC LIMIT ?"
+		q += " ORDER BY " + k.pub + " DESC, " + k.id + " DESC LIMIT CAST(? AS INTEGER)"
 	}
 	return q, append(args, limit)
 }
@@ -209,7 +209,7 @@ func (r publicPosts) Sitemap(now time.Time, limit int) ([]store.SitemapEntry, er
 	}
 	rows, err := r.t.query(`SELECT p.id, p.slug, u.username, p.published_at, p.updated_at
 		FROM posts p JOIN personas u ON u.id = p.persona_id
-		WHERE `+shown+` ORDER BY p.published_at DESC, p.id DESC LIMIT ?`, micros(now), limit)
+		WHERE `+shown+` ORDER BY p.published_at DESC, p.id DESC LIMIT CAST(? AS INTEGER)`, micros(now), limit)
 	if err != nil {
 		return nil, err
 	}
@@ -243,7 +243,7 @@ func (r publicPosts) Pages(personaID string, now time.Time, limit int) ([]store.
 		return nil, murlog.Invalid("limit", "must be positive")
 	}
 	return many(r.t, `SELECT id, title, slug FROM posts WHERE page = 1 AND persona_id = ? AND `+shown+`
-		ORDER BY published_at, id LIMIT ?`, func(sc interface{ Scan(...any) error }) (store.MenuEntry, error) {
+		ORDER BY published_at, id LIMIT CAST(? AS INTEGER)`, func(sc interface{ Scan(...any) error }) (store.MenuEntry, error) {
 		var e store.MenuEntry
 		err := sc.Scan(&e.ID, &e.Title, &e.Slug)
 		return e, err

@@ -188,7 +188,7 @@ func (q *Queue) Claim(ctx context.Context, topics []string, max int, lease time.
 		args = append(args, max)
 		args = append([]any{micros(t.now.Add(lease))}, args...)
 		rows, err := t.query(`UPDATE queue_jobs SET state = 'running', attempt = attempt + 1, lease_until = ?, started_at = ?
-			WHERE id IN (SELECT id FROM queue_jobs WHERE `+where+` ORDER BY priority, id LIMIT ?)
+			WHERE id IN (SELECT id FROM queue_jobs WHERE `+where+` ORDER BY priority, id LIMIT CAST(? AS INTEGER))
 			RETURNING id, topic, payload, priority, run_at, attempt, max_attempts, headers, last_error, enqueued_at`, args...)
 		if err != nil {
 			return err

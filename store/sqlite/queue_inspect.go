@@ -44,8 +44,8 @@ func (q *Queue) Runnable(ctx context.Context) (int, error) {
 	var n int
 	err := q.db.View(ctx, func(st store.Tx) error {
 		t := st.(*tx)
-		return t.queryRow(`SELECT (SELECT count(*) FROM (SELECT 1 FROM queue_jobs WHERE state = 'pending' LIMIT ?))
-			+ (SELECT count(*) FROM (SELECT 1 FROM queue_jobs WHERE state = 'scheduled' AND run_at <= ? LIMIT ?))`,
+		return t.queryRow(`SELECT (SELECT count(*) FROM (SELECT 1 FROM queue_jobs WHERE state = 'pending' LIMIT CAST(? AS INTEGER)))
+			+ (SELECT count(*) FROM (SELECT 1 FROM queue_jobs WHERE state = 'scheduled' AND run_at <= ? LIMIT CAST(? AS INTEGER)))`,
 			[]any{runnableCap, micros(t.now), runnableCap}, &n)
 	})
 	return n, err
@@ -74,7 +74,7 @@ func (q *Queue) List(ctx context.Context, lq queue.ListQuery) ([]*queue.Info, er
 	err := q.db.View(ctx, func(st store.Tx) error {
 		rows, err := st.(*tx).query(`SELECT id, topic, payload, priority, run_at, attempt, max_attempts, headers, last_error,
 			enqueued_at, state, started_at, finished_at, CASE state WHEN 'running' THEN lease_until END FROM queue_jobs WHERE `+strings.Join(where, " AND ")+
-			` ORDER BY id DESC LIMIT ?`, args...)
+			` ORDER BY id DESC LIMIT CAST(? AS INTEGER)`, args...)
 		if err != nil {
 			return err
 		}
@@ -130,7 +130,7 @@ func (q *Queue) Expired(ctx context.Context, limit int) ([]*queue.Job, error) {
 	err := q.db.View(ctx, func(st store.Tx) error {
 		t := st.(*tx)
 		rows, err := t.query(`SELECT id, topic, attempt, max_attempts FROM queue_jobs
-			WHERE state = 'running' AND lease_until < ? ORDER BY lease_until LIMIT ?`, micros(t.now), limit)
+			WHERE state = 'running' AND lease_until < ? ORDER BY lease_until LIMIT CAST(? AS INTEGER)`, micros(t.now), limit)
 		if err != nil {
 			return err
 		}

@@ -156,7 +156,7 @@ func (r remoteActors) Prune(before time.Time, limit int) (int, error) {
 		AND NOT EXISTS (SELECT 1 FROM remote_posts WHERE actor_id = a.id)
 		AND NOT EXISTS (SELECT 1 FROM interactions WHERE actor_id = a.id)
 		AND NOT EXISTS (SELECT 1 FROM notifications WHERE actor_id = a.id AND created_at >= ?1)
-		LIMIT ?2)`, micros(before), limit)
+		LIMIT CAST(?2 AS INTEGER))`, micros(before), limit)
 	return rowsAffected(res, err)
 }
 
@@ -236,7 +236,7 @@ func (r remotePosts) GetByURI(uri string) (*murlog.RemotePost, error) {
 }
 
 func (r remotePosts) Replies(uri string, limit int) ([]*murlog.RemotePost, error) {
-	return many(r.t, "SELECT "+remotePostCols+" FROM remote_posts WHERE in_reply_to = ? ORDER BY published_at, id LIMIT ?",
+	return many(r.t, "SELECT "+remotePostCols+" FROM remote_posts WHERE in_reply_to = ? ORDER BY published_at, id LIMIT CAST(? AS INTEGER)",
 		scanRemotePost, uri, limit)
 }
 
@@ -263,6 +263,6 @@ func (r remotePosts) Prune(before time.Time, limit int) (int, error) {
 		AND NOT EXISTS (SELECT 1 FROM posts WHERE quote_of = p.uri AND quote_of != '')
 		AND NOT EXISTS (SELECT 1 FROM notifications WHERE remote_post_id = p.id
 			AND (kind IN ('mention', 'reply', 'quote') OR created_at >= ?1))
-		ORDER BY p.received_at LIMIT ?2)`, micros(before), limit)
+		ORDER BY p.received_at LIMIT CAST(?2 AS INTEGER))`, micros(before), limit)
 	return rowsAffected(res, err)
 }

@@ -64,7 +64,7 @@ func (r follows) List(personaID string, state murlog.FollowState, after string, 
 		return nil, murlog.Invalid("limit", "must be positive")
 	}
 	return many(r.t, "SELECT "+followCols+` FROM follows WHERE persona_id = ? AND (? = '' OR state = ?) AND id > ?
-		ORDER BY id LIMIT ?`, scanFollow, personaID, string(state), string(state), after, limit)
+		ORDER BY id LIMIT CAST(? AS INTEGER)`, scanFollow, personaID, string(state), string(state), after, limit)
 }
 
 func (r follows) Count(personaID string, state murlog.FollowState) (int, error) {
@@ -148,7 +148,7 @@ func (r followers) List(personaID string, state murlog.FollowState, after string
 		return nil, murlog.Invalid("limit", "must be positive")
 	}
 	return many(r.t, "SELECT "+followerCols+` FROM followers WHERE persona_id = ? AND (? = '' OR state = ?) AND id > ?
-		ORDER BY id LIMIT ?`, scanFollower, personaID, string(state), string(state), after, limit)
+		ORDER BY id LIMIT CAST(? AS INTEGER)`, scanFollower, personaID, string(state), string(state), after, limit)
 }
 
 func (r followers) Count(personaID string, state murlog.FollowState) (int, error) {
@@ -166,7 +166,7 @@ func (r followers) Inboxes(personaID, after string, limit int) ([]string, error)
 	}
 	return many(r.t, `SELECT DISTINCT delivery_inbox FROM followers
 		WHERE persona_id = ? AND state = 'accepted' AND delivery_inbox > ?
-		ORDER BY delivery_inbox LIMIT ?`, scanString, personaID, after, limit)
+		ORDER BY delivery_inbox LIMIT CAST(? AS INTEGER)`, scanString, personaID, after, limit)
 }
 
 func (r followers) DeleteByDomain(domain string) (int, error) {

@@ -187,7 +187,7 @@ func (r notifications) List(q store.NotificationQuery) ([]*murlog.Notification, 
 			args = append(args, string(k))
 		}
 	}
-	return many(r.t, query+" ORDER BY id DESC LIMIT ?", scanNotification, append(args, q.Limit)...)
+	return many(r.t, query+" ORDER BY id DESC LIMIT CAST(? AS INTEGER)", scanNotification, append(args, q.Limit)...)
 }
 
 func (r notifications) CountUnread(personaID string) (int, error) {
@@ -261,7 +261,7 @@ func (r deliveries) Summary(key string) (*store.DeliverySummary, error) {
 	}
 	if s.Failed > 0 {
 		s.LastErrors, err = many(r.t, "SELECT "+deliveryCols+` FROM deliveries WHERE key = ? AND state = 'failed'
-			ORDER BY updated_at DESC, inbox LIMIT ?`, scanDelivery, key, store.MaxDeliveryErrors)
+			ORDER BY updated_at DESC, inbox LIMIT CAST(? AS INTEGER)`, scanDelivery, key, store.MaxDeliveryErrors)
 	}
 	return &s, err
 }
@@ -270,6 +270,6 @@ func (r deliveries) List(key, after string, limit int) ([]*murlog.Delivery, erro
 	if limit <= 0 {
 		return nil, murlog.Invalid("limit", "must be positive")
 	}
-	return many(r.t, "SELECT "+deliveryCols+" FROM deliveries WHERE key = ? AND inbox > ? ORDER BY inbox LIMIT ?",
+	return many(r.t, "SELECT "+deliveryCols+" FROM deliveries WHERE key = ? AND inbox > ? ORDER BY inbox LIMIT CAST(? AS INTEGER)",
 		scanDelivery, key, after, limit)
 }

@@ -106,7 +106,7 @@ func (r timeline) List(personaID string, now time.Time, before string, limit int
 		UNION ALL
 		SELECT 0, id, created_at AS at FROM timeline
 			WHERE persona_id = ?1 AND (created_at < ?3 OR (created_at = ?3 AND id < ?4))
-		ORDER BY at DESC, id DESC LIMIT ?5`,
+		ORDER BY at DESC, id DESC LIMIT CAST(?5 AS INTEGER)`,
 		func(sc interface{ Scan(...any) error }) (key, error) {
 			var k key
 			err := sc.Scan(&k.local, &k.id, &k.at)
