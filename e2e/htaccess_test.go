@@ -110,6 +110,10 @@ func TestProxyHeaderNeverReachesCGI(t *testing.T) {
 			if v, ok := env["HTTP_PROXY"]; ok {
 				t.Errorf("HTTP_PROXY=%q reached the CGI program; want it absent", v)
 			}
+			// The block starts murlog's Go runtime with one P (cgi.Htaccess).
+			if got, want := env["GOMAXPROCS"], map[bool]string{true: "1", false: ""}[tc.wantAuth]; got != want {
+				t.Errorf("GOMAXPROCS=%q in the CGI environment; want %q", got, want)
+			}
 			if strings.Contains(body, "evil.example") {
 				t.Errorf("the Proxy header's value reached the CGI environment:\n%s", body)
 			}

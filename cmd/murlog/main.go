@@ -215,14 +215,11 @@ func runCGI(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
-	// One request per process: a second P buys no parallelism here, and
-	// the hand-offs between goroutines (raymond's lexer runs in one) cost
-	// wall time across Ps — a cold themed page renders in 3.0 ms with one
-	// P against 4.1 ms with two (web/themes BenchmarkColdRender). An
-	// explicit GOMAXPROCS in the environment still wins.
-	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(1)
-	}
+	// One request per process wants one P, but runtime.GOMAXPROCS(1)
+	// here stops the world and hands the second P's cached spans back,
+	// which cost more than the second P does: the managed .htaccess block
+	// passes GOMAXPROCS=1 in the environment instead, so the runtime
+	// starts with one (cgi.Htaccess; docs/benchmarks.md has the figures).
 	if err := app.RunCGI(context.Background(), options(cfgPath, stderr)); err != nil {
 		fmt.Fprintln(stderr, "murlog:", err)
 		return 1
