@@ -2,6 +2,7 @@ package theme
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
@@ -200,9 +201,11 @@ func TestSetUsesParseCache(t *testing.T) {
 		t.Fatalf("first process: %d puts, %d hits; want puts and no hits", c.puts, c.hits)
 	}
 	puts := c.puts
+	// One entry per file, and the page's bundle of them (bundle.go), which
+	// is all the second process reads.
 	second, _ := NewSet(fsys, Options{OneShot: true, ParseCache: c}).Render("default", "post", ctx)
-	if c.hits != puts || c.puts != puts {
-		t.Fatalf("second process: %d hits, %d puts; want %d hits and no new puts", c.hits, c.puts, puts)
+	if c.hits != 1 || c.gets != puts+1 || c.puts != puts {
+		t.Fatalf("second process: %d gets, %d hits, %d puts; want 1 get and hit (the bundle) and no new puts", c.gets-puts, c.hits, c.puts-puts)
 	}
 	if !bytes.Equal(first, plain) || !bytes.Equal(second, plain) {
 		t.Fatal("a page rendered through the parse cache differs from the parsed one")
@@ -294,6 +297,18 @@ func TestParseCacheRefusesWrongEntries(t *testing.T) {
 		return b
 	}
 	render()
+	// The page's bundle would answer before any file's entry: these
+	// cases are the per-file entries' (TestPageBundleRefusesWrongEntries
+	// has the bundle's), so every render here starts without it.
+	dropBundles := func() {
+		all, _ := os.ReadDir(dir)
+		for _, e := range all {
+			if b, _ := os.ReadFile(filepath.Join(dir, e.Name())); bytes.HasPrefix(b, []byte(bundleMagic)) {
+				os.Remove(filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	dropBundles()
 	ents, _ := os.ReadDir(dir)
 	if len(ents) < 2 {
 		t.Fatalf("%d parse cache entries; want the post page's templates", len(ents))
@@ -314,6 +329,7 @@ func TestParseCacheRefusesWrongEntries(t *testing.T) {
 	if got := render(); !bytes.Equal(got, plain) {
 		t.Errorf("with two entries swapped the page differs:\n%s", got)
 	}
+	dropBundles()
 	for name, want := range map[string][]byte{a: ea, b: eb} {
 		if !bytes.Equal(entry(name), want) {
 			t.Errorf("the swapped entry %s was not rewritten", name)
@@ -342,5 +358,82 @@ func TestParseCacheRefusesWrongEntries(t *testing.T) {
 	}
 	if _, err := openEntry(a, ea[:entryHead-1]); err == nil {
 		t.Error("openEntry of a cut header decoded")
+	}
+}
+
+// TestPageBundleRefusesWrongEntries: a page's bundle with a bit flipped
+// in one of its trees, cut short, or copied under another page's key is
+// refused; the page renders as it should from the per-file entries and
+// the bundle is rewritten.
+func TestPageBundleRefusesWrongEntries(t *testing.T) {
+	t.Parallel()
+	fsys := os.DirFS("../web/themes")
+	ctx := map[string]any{"site": map[string]any{"name": "n"}, "lang": "ja", "post": map[string]any{"title": "T", "content_html": "<p>x</p>"}}
+	c := &countCache{m: map[string][]byte{}}
+	render := func(tmpl string) []byte {
+		b, ok := NewSet(fsys, Options{OneShot: true, ParseCache: c}).Render("default", tmpl, ctx)
+		if !ok {
+			t.Fatal("Render fell back")
+		}
+		return b
+	}
+	plain, _ := NewSet(fsys, Options{OneShot: true}).Render("default", "post", ctx)
+	render("post")
+	render("site")
+	bundles := map[string][]byte{}
+	for k, b := range c.m {
+		if bytes.HasPrefix(b, []byte(bundleMagic)) {
+			bundles[k] = b
+		}
+	}
+	if len(bundles) != 2 {
+		t.Fatalf("%d page bundles for two pages; want 2", len(bundles))
+	}
+	var post, home string
+	for k := range bundles {
+		if _, err := openBundle(k, bundles[k], 0); err == nil {
+			t.Fatal("a bundle decoded as one of no files")
+		}
+	}
+	files, err := func() ([]bundleFile, error) {
+		s := NewSet(fsys, Options{})
+		th, _ := s.use("default")
+		return s.pageFiles(th, "post", th.find("templates", "post"))
+	}()
+	if err != nil {
+		t.Fatal(err)
+	}
+	post = bundleKey(files)
+	for k := range bundles {
+		if k != post {
+			home = k
+		}
+	}
+	if bundles[post] == nil || home == "" {
+		t.Fatal("the post page's bundle is not under the key of its files")
+	}
+	i := len(bundleMagic) + sha256.Size + 4 + regexp.MustCompile(`<[a-z]`).FindIndex(bundles[post][len(bundleMagic)+sha256.Size+4:])[0]
+	flipped := append([]byte{}, bundles[post]...)
+	flipped[i+1] ^= 0x20
+	for name, bad := range map[string][]byte{
+		"a bit flipped":           flipped,
+		"cut short":               bundles[post][:len(bundles[post])-7],
+		"another page's bundle":   bundles[home],
+		"a file's entry, renamed": c.m[parseKey(files[0].src)],
+	} {
+		c.m[post] = bad
+		puts := c.puts
+		if got := render("post"); !bytes.Equal(got, plain) {
+			t.Errorf("%s: the page differs:\n%s", name, got)
+		}
+		if !bytes.Equal(c.m[post], bundles[post]) || c.puts != puts+1 {
+			t.Errorf("%s: the bundle was not rewritten (%d puts)", name, c.puts-puts)
+		}
+	}
+	if _, err := openBundle(post, bundles[home], len(files)); err != errEntryKey {
+		t.Errorf("openBundle under another key: %v; want errEntryKey", err)
+	}
+	if _, err := openBundle(post, flipped, len(files)); err != errEntrySum {
+		t.Errorf("openBundle of a flipped bundle: %v; want errEntrySum", err)
 	}
 }

@@ -104,6 +104,13 @@ func (s *Set) page(t *theme, tmpl string) (*page, error) {
 	if s.o.Engine == EngineRaymond {
 		cache = nil // raymond registers partials on the page's own Template
 	}
+	if s.o.OneShot && s.o.ParseCache != nil && s.o.Engine != EngineRaymond {
+		// A CGI process builds one page: its files' trees come from one
+		// cache entry rather than one per file (bundle.go).
+		if err := s.prefill(t, tmpl, p, partials); err != nil {
+			return nil, err
+		}
+	}
 	top, err := s.parseFile(templateFile(p.name, tmpl), cache)
 	if err != nil {
 		return nil, err
