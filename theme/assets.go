@@ -39,6 +39,7 @@ func hashedName(p, h string) string {
 // hash is the hash of what ServeAsset sends for a (a stylesheet after its
 // url() references are rewritten). s.mu is held.
 func (s *Set) hash(a assetRef) (string, error) {
+	s.loadSums()
 	if h, ok := s.hashes[a.file()]; ok {
 		return h, nil
 	}
@@ -58,6 +59,7 @@ func (s *Set) hash(a assetRef) (string, error) {
 		}
 	}
 	s.hashes[a.file()] = h
+	s.sumsDirty = s.sumsKey != ""
 	return h, nil
 }
 

@@ -66,6 +66,11 @@ type Set struct {
 	pages    map[string]*page   // "<theme>/<tmpl>"
 	partials map[string]*parsed // by file
 	hashes   map[string]string  // asset file → hash of what is served
+
+	// sumsKey names the cached asset hashes of the built-in themes for
+	// this executable (assetsums.go); "" keeps them in memory only.
+	sumsKey               string
+	sumsLoaded, sumsDirty bool
 }
 
 // NewSet returns the themes of fsys. Nothing is read until needed.
@@ -81,7 +86,11 @@ func Open(dir string, builtin fs.FS, o Options) *Set {
 	if st, err := os.Stat(dir); dir != "" && err == nil && st.IsDir() {
 		return NewSet(os.DirFS(dir), o)
 	}
-	return NewSet(builtin, o)
+	s := NewSet(builtin, o)
+	if o.OneShot && o.ParseCache != nil {
+		s.sumsKey = executableSumsKey()
+	}
+	return s
 }
 
 func (s *Set) log() *slog.Logger {
@@ -157,6 +166,7 @@ func (s *Set) Info(name string) Info {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.storeSums()
 	in := Info{Name: t.name, Vertical: t.m.WritingMode == "vertical-rl"}
 	for _, a := range t.css {
 		if u, err := s.assetURL(a); err == nil {
@@ -182,6 +192,7 @@ func (s *Set) AssetURL(name, file string) string {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.storeSums()
 	for _, list := range [][]assetRef{t.css, t.js, t.files} {
 		for _, a := range list {
 			if a.path == file {
