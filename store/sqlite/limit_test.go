@@ -52,11 +52,14 @@ func TestBareLimitIsCompiledTwice(t *testing.T) {
 		}
 		return p // freed with the process: a test
 	}
+	// Out-parameters live in the C heap, as the transpiled C expects; out
+	// reads one (unsafe.Add of nil: the address is not a Go pointer).
+	out := func(p uintptr) uintptr { return *(*uintptr)(unsafe.Add(nil, p)) }
 	pdb := libc.Xmalloc(tls, 8)
 	if rc := sqlite3.Xsqlite3_open_v2(tls, cstr(":memory:"), pdb, sqlite3.SQLITE_OPEN_READWRITE|sqlite3.SQLITE_OPEN_CREATE, 0); rc != sqlite3.SQLITE_OK {
 		t.Fatalf("open: %d", rc)
 	}
-	db := *(*uintptr)(unsafe.Pointer(pdb))
+	db := out(pdb)
 	defer sqlite3.Xsqlite3_close(tls, db)
 	if rc := sqlite3.Xsqlite3_exec(tls, db, cstr("CREATE TABLE p (id INTEGER PRIMARY KEY, at INTEGER); CREATE INDEX p_at ON p (at); INSERT INTO p VALUES (1, 10), (2, 20), (3, 30)"), 0, 0, 0); rc != sqlite3.SQLITE_OK {
 		t.Fatalf("schema: %d", rc)
@@ -67,7 +70,7 @@ func TestBareLimitIsCompiledTwice(t *testing.T) {
 		if rc := sqlite3.Xsqlite3_prepare_v2(tls, db, cstr(q), -1, pst, 0); rc != sqlite3.SQLITE_OK {
 			t.Fatalf("prepare %s: %d", q, rc)
 		}
-		st := *(*uintptr)(unsafe.Pointer(pst))
+		st := out(pst)
 		defer sqlite3.Xsqlite3_finalize(tls, st)
 		sqlite3.Xsqlite3_bind_int64(tls, st, 1, 25)
 		sqlite3.Xsqlite3_bind_int64(tls, st, 2, 1)
