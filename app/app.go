@@ -18,6 +18,7 @@ import (
 	"github.com/murlog/murlog/admin"
 	"github.com/murlog/murlog/blog"
 	"github.com/murlog/murlog/config"
+	"github.com/murlog/murlog/dbstat"
 	"github.com/murlog/murlog/federation"
 	"github.com/murlog/murlog/httpd"
 	"github.com/murlog/murlog/mediadir"
@@ -80,6 +81,11 @@ type App struct {
 
 	themesOnce sync.Once
 	themes     *theme.Set // the public blog's themes, built once (see themeSet)
+
+	// stmts counts this process's database statements by class
+	// (db_statements_total); installed.stmtLog adds them to the data
+	// directory's totals when the process closes.
+	stmts dbstat.Counter
 }
 
 // New loads the config and, when murlog.ini exists, opens the database.
@@ -125,6 +131,10 @@ func New(ctx context.Context, o Options) (*App, error) {
 // Config returns the current startup configuration.
 func (a *App) Config() *config.Config { return a.cfg.Load() }
 
+// Statements returns the database statements this process has run, by
+// class (what /metrics adds to the other processes' totals).
+func (a *App) Statements() map[dbstat.Class]uint64 { return a.stmts.Counts() }
+
 // Store returns the open store, nil before setup step 1.
 func (a *App) Store() store.Store {
 	if in := a.inst.Load(); in != nil {
@@ -165,7 +175,14 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.handler.Serv
 // Close closes the database (and a secondary queue's).
 func (a *App) Close() error {
 	if in := a.inst.Load(); in != nil {
-		return in.close()
+		err := in.close()
+		// After the engine: closing it runs statements too. A failure
+		// keeps the counts in memory and costs only the metric, so it is
+		// not Close's error.
+		if ferr := in.stmtLog.Flush(); ferr != nil {
+			a.log.Warn("database statement counts not saved", "err", ferr.Error())
+		}
+		return err
 	}
 	return nil
 }
@@ -216,19 +233,21 @@ func (a *App) completed(ctx context.Context) error {
 
 func (a *App) routes() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/admin/", a.admin)
-	mux.Handle("/admin", a.admin) // exactly: sent on to /my/, not to /admin/
-	mux.HandleFunc(my.Prefix, a.live(func(rt *running) http.Handler { return rt.my }))
-	mux.HandleFunc(httpd.RPCPath, a.live(func(rt *running) http.Handler { return rt.api }))
+	// Each route names the class its database statements count under
+	// (db_statements_total); what none names is "system".
+	mux.Handle("/admin/", classed(dbstat.Setup, a.admin))
+	mux.Handle("/admin", classed(dbstat.Setup, a.admin)) // exactly: sent on to /my/, not to /admin/
+	mux.Handle(my.Prefix, classed(dbstat.Owner, a.live(func(rt *running) http.Handler { return rt.my })))
+	mux.Handle(httpd.RPCPath, classed(dbstat.Owner, a.live(func(rt *running) http.Handler { return rt.api })))
 	mux.HandleFunc("GET /healthz", a.health)
 	mux.HandleFunc("GET /metrics", a.live(func(rt *running) http.Handler { return rt.metrics }))
 	rooms := a.rooms()
 	for _, p := range federation.Patterns() {
 		mux.Handle(p, rooms[roomFederation])
 	}
-	mux.HandleFunc(mediadir.Prefix, func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle(mediadir.Prefix, classed(dbstat.Public, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mediadir.New(a.cfg.Load().MediaPath).ServeHTTP(w, r)
-	})
+	})))
 	for _, p := range blog.Patterns() {
 		mux.Handle(p, rooms[roomBlog])
 	}
@@ -239,6 +258,13 @@ func (a *App) routes() http.Handler {
 		h = refuseRFC9421Inbox(h)
 	}
 	return httpd.Log(a.log.With("svc", a.svc()), httpd.Guard(a.phase, h))
+}
+
+// classed serves h with its statements counted as class c.
+func classed(c dbstat.Class, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r.WithContext(dbstat.With(r.Context(), c)))
+	})
 }
 
 // health answers 200 when the site can serve and write, for load
@@ -274,6 +300,9 @@ type metricsSource struct{ in *installed }
 func (m metricsSource) Counts(ctx context.Context) ([]queue.Count, error) {
 	return m.in.jobs.Counts(ctx)
 }
+
+// Statements are every process's statement counts, this one's included.
+func (m metricsSource) Statements() (map[dbstat.Class]uint64, error) { return m.in.stmtLog.Totals() }
 
 func (m metricsSource) Samples(ctx context.Context) ([]queue.Sample, error) {
 	return m.in.eng.stats.Samples(ctx)

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/murlog/murlog/activitypub"
+	"github.com/murlog/murlog/dbstat"
 	"github.com/murlog/murlog/federation"
 	"github.com/murlog/murlog/inbox"
 )
@@ -87,11 +88,11 @@ func dispatch(method, path, accept string) room {
 // complete (before, the guard answers).
 func (a *App) rooms() [roomLegacy + 1]http.Handler {
 	return [...]http.Handler{
-		roomNotFound:   http.HandlerFunc(a.notFound),
-		roomInbox:      a.live(func(rt *running) http.Handler { return rt.inbox }),
-		roomFederation: a.live(func(rt *running) http.Handler { return rt.fed }),
-		roomBlog:       a.live(func(rt *running) http.Handler { return rt.blog }),
-		roomLegacy:     a.live(a.legacy),
+		roomNotFound:   classed(dbstat.Public, http.HandlerFunc(a.notFound)),
+		roomInbox:      classed(dbstat.Inbox, a.live(func(rt *running) http.Handler { return rt.inbox })),
+		roomFederation: classed(dbstat.Public, a.live(func(rt *running) http.Handler { return rt.fed })),
+		roomBlog:       classed(dbstat.Public, a.live(func(rt *running) http.Handler { return rt.blog })),
+		roomLegacy:     classed(dbstat.Public, a.live(a.legacy)),
 	}
 }
 

@@ -55,7 +55,8 @@ const (
 func (a *App) openEngine(ctx context.Context, driver, dsn string) (*engine, error) {
 	switch driver {
 	case DriverSQLite:
-		db, err := sqlite.Open(ctx, dsn, sqlite.Options{Now: a.opts.Now, Logger: a.log, OneShot: a.opts.OneShot})
+		db, err := sqlite.Open(ctx, dsn, sqlite.Options{Now: a.opts.Now, Logger: a.log, OneShot: a.opts.OneShot,
+			Statements: &a.stmts})
 		if err != nil {
 			return nil, err
 		}

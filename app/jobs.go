@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/murlog/murlog/dbstat"
 	"github.com/murlog/murlog/inbox"
 	"github.com/murlog/murlog/post"
 	"github.com/murlog/murlog/queue"
@@ -102,7 +103,7 @@ func (a *App) newWorker(in *installed, svc string) *worker.Worker {
 		Periodic: []func(time.Time) queue.Job{social.DailyPrune, inbox.DailyPrune},
 		OnConcurrency: func(n int) {
 			// Best effort: a gauge must never hold up jobs.
-			in.eng.stats.SetGauge(context.Background(), "worker_concurrency", float64(n))
+			in.eng.stats.SetGauge(dbstat.With(context.Background(), dbstat.Worker), "worker_concurrency", float64(n))
 		},
 	}
 	if in.ledger != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"sync"
 
 	"github.com/murlog/murlog"
@@ -12,6 +13,7 @@ import (
 	"github.com/murlog/murlog/auth"
 	"github.com/murlog/murlog/blog"
 	"github.com/murlog/murlog/config"
+	"github.com/murlog/murlog/dbstat"
 	"github.com/murlog/murlog/domains"
 	"github.com/murlog/murlog/federation"
 	"github.com/murlog/murlog/httpd"
@@ -53,6 +55,7 @@ type installed struct {
 	secondary *engine       // the queue being migrated to (queue_dual_write)
 	ledger    worker.Ledger // run-once ledger while migrating
 	registry  *worker.Registry
+	stmtLog   *dbstat.Log // this process's statement counts, added at close to every process's
 }
 
 // running is a set-up site: the domain is known, and the federation, the
@@ -90,7 +93,8 @@ func (a *App) open(ctx context.Context, cfg *config.Config) (*installed, *runnin
 	if err != nil {
 		return nil, nil, err
 	}
-	in := &installed{cfg: cfg, eng: eng, auth: auth.New(eng.store), setup: setup.New(eng.store)}
+	in := &installed{cfg: cfg, eng: eng, auth: auth.New(eng.store), setup: setup.New(eng.store),
+		stmtLog: &dbstat.Log{Path: filepath.Join(cfg.DataDir, "metrics", "statements"), Counter: &a.stmts}}
 	in.setup.KeyPair = a.opts.KeyPair
 	if err := a.wireJobs(ctx, in); err != nil {
 		eng.close()

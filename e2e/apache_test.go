@@ -4,13 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/murlog/murlog/client"
 	"github.com/murlog/murlog/internal/apachetest"
@@ -116,6 +119,60 @@ func TestSetupPostAndReadThroughApache(t *testing.T) {
 	// After step 1 the block also closes the data directory.
 	if ht := readFile(t, s.Path(".htaccess")); !strings.Contains(ht, "RewriteRule ^data(/|$) - [F,L]") {
 		t.Errorf(".htaccess after setup lacks the data directory rule:\n%s", ht)
+	}
+
+	// db_statements_total counts under CGI: each process adds its counts
+	// to data/metrics/statements as it ends, and any process's /metrics
+	// reads them (the scrape itself is "system").
+	const token = "cgi-metrics-token-0123456789"
+	ini, err := os.OpenFile(s.Path("murlog.ini"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(ini, "metrics_token = %q\n", token)
+	ini.Close()
+	public := func() int {
+		resp, body := get(t, s.URL, "/metrics", map[string]string{"Authorization": "Bearer " + token})
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("/metrics through CGI: %d\n%s", resp.StatusCode, body)
+		}
+		for _, line := range strings.Split(body, "\n") {
+			if v, ok := strings.CutPrefix(line, `db_statements_total{class="public"} `); ok {
+				n, err := strconv.Atoi(v)
+				if err != nil {
+					t.Fatal(line)
+				}
+				return n
+			}
+		}
+		t.Fatalf("/metrics through CGI has no public statement count:\n%s", body)
+		return 0
+	}
+	page := func() {
+		if resp, body := get(t, s.URL, "/@alice/"+created.ID, map[string]string{"Accept": "text/html"}); resp.StatusCode != http.StatusOK {
+			t.Fatalf("post page through CGI: %d\n%s", resp.StatusCode, body)
+		}
+	}
+	// A process adds its counts as it exits, after its response: scrape
+	// until they are there (each scrape is a process of its own).
+	above := func(n int) int {
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+			if v := public(); v > n {
+				return v
+			}
+		}
+		t.Fatalf("public statements through CGI stayed at %d", n)
+		return 0
+	}
+	page()
+	first := above(0)
+	page()
+	second := above(first)
+	if third := public(); third != second {
+		t.Errorf("public statements through CGI: %d after a page, %d after another, %d after a scrape; want the scrape to add none", first, second, third)
+	}
+	if st, err := os.Stat(s.Path("data/metrics/statements")); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("the counts file: %v, %v; want it private (0600)", st, err)
 	}
 }
 

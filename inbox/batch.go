@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/dbstat"
 	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/store"
 )
@@ -89,7 +90,7 @@ func (b *batcher) loop() {
 			continue
 		}
 		group := b.collect(first)
-		b.write(context.Background(), group)
+		b.write(dbstat.With(context.Background(), dbstat.Inbox), group) // the batch is the senders' writes
 		idle.Reset(idleExit)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/dbstat"
 	"github.com/murlog/murlog/httpsig"
 	"github.com/murlog/murlog/inbox"
 	"github.com/murlog/murlog/store"
@@ -455,6 +456,29 @@ func TestInboxAnswersOtherMethodsWith405(t *testing.T) {
 			if r.status != http.StatusMethodNotAllowed || r.header.Get("Allow") != "POST" {
 				t.Errorf("%s %s: status %d, Allow %q; want 405 and POST", method, path, r.status, r.header.Get("Allow"))
 			}
+		}
+	}
+}
+
+// TestInboxStatementsCountAsInbox: a delivery's statements — the check
+// of the sender, the group commit of its activity — count as "inbox"
+// (db_statements_total), none as unclassified.
+func TestInboxStatementsCountAsInbox(t *testing.T) {
+	t.Parallel()
+	s, c := inboxSite(t)
+	rm := newRemote(t)
+	a := rm.add(&remoteActor{name: "cnt", key: readKey(t, "rsa-a")})
+	wantStatus(t, send(t, rm.signed(t, s.Server.URL, "/inbox", a, create(rm.actorURI(a), -1), httpsig.Cavage, c.now())), 202, "warm-up")
+	before := s.App.Statements()
+	wantStatus(t, send(t, rm.signed(t, s.Server.URL, "/@alice/inbox", a, create(rm.actorURI(a), 1), httpsig.RFC9421, c.now())), 202, "counted")
+	after := s.App.Statements()
+	for _, cl := range dbstat.Classes() {
+		d := after[cl] - before[cl]
+		switch {
+		case cl == dbstat.Inbox && d == 0:
+			t.Error("a delivery counted no inbox statements")
+		case cl != dbstat.Inbox && d != 0:
+			t.Errorf("a delivery counted %d statements as %s; want inbox only", d, cl)
 		}
 	}
 }

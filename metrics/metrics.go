@@ -3,7 +3,9 @@
 // the worker's concurrency. Counters live in the database (see
 // store/sqlite queue_metrics), so every process that enqueues or runs jobs
 // — serve, a CGI-spawned worker, cron — adds to the same totals, and any
-// process can answer a scrape. It is off unless a metrics_token is set.
+// process can answer a scrape. With a StatementSource it also shows
+// db_statements_total by class (package dbstat). It is off unless a
+// metrics_token is set.
 package metrics
 
 import (
@@ -17,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/dbstat"
 	"github.com/murlog/murlog/httpd"
 	"github.com/murlog/murlog/queue"
 )
@@ -25,6 +28,12 @@ import (
 type Source interface {
 	Counts(ctx context.Context) ([]queue.Count, error)
 	Samples(ctx context.Context) ([]queue.Sample, error)
+}
+
+// StatementSource is a Source that also counts database statements by
+// class (dbstat): every process's totals, this one's included.
+type StatementSource interface {
+	Statements() (map[dbstat.Class]uint64, error)
 }
 
 // Handler serves /metrics for callers presenting token as a bearer token.
@@ -100,6 +109,16 @@ func Render(ctx context.Context, src Source) ([]byte, error) {
 		v = s.Value
 	}
 	fmt.Fprintf(&b, "worker_concurrency %s\n", num(v))
+	if ss, ok := src.(StatementSource); ok {
+		counts, err := ss.Statements()
+		if err != nil {
+			return nil, err
+		}
+		family(&b, "db_statements_total", "counter", "Database statements run (BEGIN and COMMIT included), by the class of request or job that ran them.")
+		for _, c := range dbstat.Classes() {
+			fmt.Fprintf(&b, "db_statements_total{class=%q} %d\n", c, counts[c])
+		}
+	}
 	return b.Bytes(), nil
 }
 

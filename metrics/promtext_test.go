@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/murlog/murlog/dbstat"
 	"github.com/murlog/murlog/metrics"
 	"github.com/murlog/murlog/queue"
 )
@@ -35,7 +37,14 @@ func TestExpositionParsesWithPrometheus(t *testing.T) {
 	req := httptest.NewRequest("GET", "/metrics", nil)
 	req.Header.Set("Authorization", "Bearer "+token)
 	rec := httptest.NewRecorder()
-	metrics.Handler(token, source{q, db}).ServeHTTP(rec, req)
+	// Statement counts as a process leaves them: flushed to the file, and
+	// some not yet.
+	stmts := &dbstat.Log{Path: filepath.Join(t.TempDir(), "statements"), Counter: &dbstat.Counter{}}
+	stmts.Counter.Add(dbstat.Public, 40)
+	must(t, stmts.Flush())
+	stmts.Counter.Add(dbstat.Public, 2)
+	stmts.Counter.Add(dbstat.Worker, 5)
+	metrics.Handler(token, statSource{source{q, db}, stmts}).ServeHTTP(rec, req)
 	if rec.Code != http.StatusOK {
 		t.Fatalf("/metrics = %d", rec.Code)
 	}
@@ -51,6 +60,7 @@ func TestExpositionParsesWithPrometheus(t *testing.T) {
 		"queue_depth": dto.MetricType_GAUGE, "queue_enqueued_total": dto.MetricType_COUNTER,
 		"queue_processed_total": dto.MetricType_COUNTER, "queue_dlq_total": dto.MetricType_COUNTER,
 		"queue_duration_seconds": dto.MetricType_HISTOGRAM, "worker_concurrency": dto.MetricType_GAUGE,
+		"db_statements_total": dto.MetricType_COUNTER,
 	}
 	for name, typ := range want {
 		f := fams[name]
@@ -69,6 +79,13 @@ func TestExpositionParsesWithPrometheus(t *testing.T) {
 		if err := validate(f); err != nil {
 			t.Errorf("family %s: %v", name, err)
 		}
+	}
+	classes := map[string]float64{}
+	for _, m := range fams["db_statements_total"].GetMetric() {
+		classes[m.GetLabel()[0].GetValue()] = m.GetCounter().GetValue()
+	}
+	if len(classes) != len(dbstat.Classes()) || classes["public"] != 42 || classes["worker"] != 5 || classes["owner"] != 0 {
+		t.Errorf("db_statements_total by class %v; want every class, public 42 (flushed and not), worker 5", classes)
 	}
 	topics := map[string]bool{}
 	for _, m := range fams["queue_enqueued_total"].GetMetric() {
@@ -107,3 +124,11 @@ func validate(f *dto.MetricFamily) error {
 	}
 	return nil
 }
+
+// statSource is source with statement counts, as the app's is.
+type statSource struct {
+	source
+	log *dbstat.Log
+}
+
+func (s statSource) Statements() (map[dbstat.Class]uint64, error) { return s.log.Totals() }

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/murlog/murlog/dbstat"
 	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/trace"
 )
@@ -170,6 +171,7 @@ func (w *Worker) RunOnce(ctx context.Context, lifetime time.Duration) (int, erro
 // schedules the hourly clean-up (an idempotent job id per hour, so any
 // number of workers schedule it once).
 func (w *Worker) Maintain(ctx context.Context) error {
+	ctx = dbstat.With(ctx, dbstat.Worker)
 	if w.o.Inspector == nil {
 		return nil
 	}
@@ -223,6 +225,9 @@ type run struct {
 }
 
 func (w *Worker) newRun(ctx context.Context, claimSize int, resident bool) *run {
+	// Claims, acks and every job's statements count as the worker's,
+	// whoever started it (a CGI request's spawned batch, serve's loop).
+	ctx = dbstat.With(ctx, dbstat.Worker)
 	jobCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	r := &run{w: w, ctx: ctx, jobCtx: jobCtx, cancel: cancel, claimSize: claimSize, resident: resident,
 		results: make(chan outcome, DefaultMaxConcurrency*2), lastMnt: time.Now(), running: map[string]int{},

@@ -23,6 +23,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/dbstat"
 	"github.com/murlog/murlog/store"
 )
 
@@ -59,6 +60,9 @@ type Options struct {
 	// statements are not kept for reuse, since there is no next request
 	// and keeping them costs a second prepare.
 	OneShot bool
+	// Statements, when set, counts every statement and transaction by the
+	// class its context carries (dbstat): db_statements_total on /metrics.
+	Statements *dbstat.Counter
 }
 
 // DB is the SQLite store. It implements store.Store.
@@ -218,6 +222,9 @@ func (db *DB) Update(ctx context.Context, fn func(store.Tx) error) error {
 }
 
 func (db *DB) run(ctx context.Context, pool *sql.DB, cache *stmtCache, opts *sql.TxOptions, fn func(store.Tx) error) (err error) {
+	// BEGIN and its COMMIT or ROLLBACK are statements too: a read that
+	// opens a transaction and asks nothing still touched the database.
+	db.opts.Statements.Add(dbstat.Of(ctx), 2)
 	stx, err := pool.BeginTx(ctx, opts)
 	if err != nil {
 		err = mapErr(err)
@@ -276,6 +283,7 @@ func (db *DB) CapGrowth(ctx context.Context, pages int) error {
 		if err := t.queryRow("PRAGMA page_count", nil, &n); err != nil {
 			return err
 		}
+		t.db.opts.Statements.Add(dbstat.Of(t.ctx), 1)
 		_, err := t.tx.ExecContext(t.ctx, fmt.Sprintf("PRAGMA max_page_count = %d", n+int64(pages)))
 		return mapErr(err)
 	})
@@ -307,6 +315,7 @@ func (db *DB) takePending() metrics {
 // Snapshot writes a consistent copy of the database to dst with VACUUM INTO.
 // dst must not exist.
 func (db *DB) Snapshot(ctx context.Context, dst string) error {
+	db.opts.Statements.Add(dbstat.Of(ctx), 1)
 	if _, err := db.w.ExecContext(ctx, "VACUUM INTO ?", dst); err != nil {
 		return fmt.Errorf("sqlite: snapshot to %s: %w", dst, mapErr(err))
 	}
@@ -368,6 +377,7 @@ func (t *tx) QuoteAuthorizations() store.QuoteAuthorizations {
 // the pool now could wait for a connection this transaction holds (the
 // writer pool has exactly one).
 func (t *tx) stmt(query string) (*sql.Stmt, error) {
+	t.db.opts.Statements.Add(dbstat.Of(t.ctx), 1) // every use of a statement runs it once
 	if s, ok := t.cache.m.Load(query); ok {
 		return t.tx.StmtContext(t.ctx, s.(*sql.Stmt)), nil
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/dbstat"
 )
 
 //go:embed migrations/*.sql
@@ -127,6 +128,7 @@ func (db *DB) applyMigrations(ctx context.Context, fsys fs.FS) error {
 	if len(ms) > 0 {
 		latest = ms[len(ms)-1].Version
 	}
+	db.opts.Statements.Add(dbstat.Of(ctx), 1)
 	current, err := schemaVersion(ctx, db.r)
 	if err != nil {
 		return fmt.Errorf("sqlite: read schema version of %s: %w", db.path, err)
@@ -149,6 +151,7 @@ func (db *DB) applyMigrations(ctx context.Context, fsys fs.FS) error {
 		}
 		db.log.Info("database snapshot taken before migrating", "snapshot", dst, "from_version", current, "to_version", latest)
 	}
+	db.opts.Statements.Add(dbstat.Of(ctx), 1)
 	if _, err := db.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (
 		version    INTEGER PRIMARY KEY,
 		name       TEXT NOT NULL,
@@ -172,21 +175,27 @@ func (db *DB) applyMigrations(ctx context.Context, fsys fs.FS) error {
 }
 
 func (db *DB) applyOne(ctx context.Context, m migration, script string) error {
+	count := func() { db.opts.Statements.Add(dbstat.Of(ctx), 1) }
+	count() // BEGIN
+	count() // and its COMMIT or ROLLBACK
 	stx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("sqlite: migration %03d_%s: %w", m.Version, m.Name, mapErr(err))
 	}
 	defer stx.Rollback()
 	var v sql.NullInt64
+	count()
 	if err := stx.QueryRowContext(ctx, "SELECT max(version) FROM schema_version").Scan(&v); err != nil {
 		return fmt.Errorf("sqlite: migration %03d_%s: %w", m.Version, m.Name, mapErr(err))
 	}
 	if int(v.Int64) >= m.Version {
 		return nil // another process applied it first
 	}
+	count() // the script, counted as one
 	if _, err := stx.ExecContext(ctx, script); err != nil {
 		return fmt.Errorf("sqlite: migration %03d_%s failed, nothing of it was applied: %w", m.Version, m.Name, err)
 	}
+	count()
 	if _, err := stx.ExecContext(ctx, "INSERT INTO schema_version (version, name, applied_at) VALUES (?, ?, ?)",
 		m.Version, m.Name, micros(db.now())); err != nil {
 		return fmt.Errorf("sqlite: migration %03d_%s: %w", m.Version, m.Name, mapErr(err))

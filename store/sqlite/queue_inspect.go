@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/dbstat"
 	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/store"
 )
@@ -183,6 +184,7 @@ func (q *Queue) Cleanup(ctx context.Context, before time.Time) (int, error) {
 
 // IncrementalVacuum gives free pages back to the file system.
 func (db *DB) IncrementalVacuum(ctx context.Context) error {
+	db.opts.Statements.Add(dbstat.Of(ctx), 1)
 	_, err := db.w.ExecContext(ctx, "PRAGMA incremental_vacuum")
 	return mapErr(err)
 }
