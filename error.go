@@ -21,6 +21,7 @@ const (
 	EInvalid      Code = "invalid"      // input fails validation
 	ERateLimited  Code = "rate_limited" // slow down; RetryAfter says for how long
 	EUnavailable  Code = "unavailable"  // not set up yet, overloaded, maintenance
+	ELocked       Code = "locked"       // the owner's lockdown refuses changes (423)
 	EInternal     Code = "internal"     // a bug or an I/O failure; details are logged, never sent
 )
 

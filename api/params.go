@@ -22,7 +22,7 @@ func register[P any](s *Server, name string, a access, mutating bool, fn func(ct
 		panic("api: method registered twice: " + name)
 	}
 	sch := schemaOf(reflect.TypeFor[P]())
-	s.methods[name] = &method{access: a, mutating: mutating, call: func(ctx context.Context, raw json.RawMessage) (any, error) {
+	s.methods[name] = &method{access: a, mutating: mutating, exempt: lockdownExempt[name], call: func(ctx context.Context, raw json.RawMessage) (any, error) {
 		p := new(P)
 		if err := decodeParams(raw, sch, p); err != nil {
 			return nil, err

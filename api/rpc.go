@@ -42,7 +42,9 @@ type method struct {
 	// mutating methods change state: called with a session cookie (or
 	// anonymously, like auth.login) they need the CSRF header.
 	mutating bool
-	call     func(ctx context.Context, params json.RawMessage) (any, error)
+	// exempt mutating methods run during lockdown (lockdownExempt).
+	exempt bool
+	call   func(ctx context.Context, params json.RawMessage) (any, error)
 }
 
 // Server is the JSON-RPC handler.
@@ -359,6 +361,11 @@ func (s *Server) call(ctx context.Context, m *method, params json.RawMessage) (a
 	}
 	if m.mutating && c.Via != "token" && !c.CSRFOK {
 		return nil, murlog.Errorf(murlog.EForbidden, "missing or invalid CSRF token: send the csrf_token cookie's value in the X-CSRF-Token header")
+	}
+	if m.mutating && !m.exempt {
+		if err := s.locked(ctx); err != nil {
+			return nil, err
+		}
 	}
 	result, err := m.call(ctx, params)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/activitypub"
 	"github.com/murlog/murlog/auth"
+	"github.com/murlog/murlog/controls"
 	"github.com/murlog/murlog/domains"
 	"github.com/murlog/murlog/httpd"
 	"github.com/murlog/murlog/persona"
@@ -49,6 +50,10 @@ type Deps struct {
 	// federation resolver); nil makes the methods that need it answer
 	// unavailable "federation is not configured".
 	Remote Remote
+	// Controls are the kill switches and lockdown (site.controls.*);
+	// while lockdown is active mutating methods answer 423. Nil: no
+	// lockdown, and the methods answer unavailable.
+	Controls *controls.Service
 }
 
 // Viewer runs read transactions; store.Store implements it.
@@ -81,6 +86,7 @@ func New(d Deps, log *slog.Logger) *Server {
 	s.registerPersonas()
 	s.registerPosts()
 	s.registerSite()
+	s.registerControls()
 	s.registerDomains()
 	s.registerQueue()
 	s.registerSocial()

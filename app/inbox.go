@@ -1,6 +1,10 @@
 package app
 
-import "github.com/murlog/murlog/inbox"
+import (
+	"context"
+
+	"github.com/murlog/murlog/inbox"
+)
 
 // wireInbox builds the inbox endpoint over the federation handler's
 // personas and the signature verifier.
@@ -8,5 +12,11 @@ func (a *App) wireInbox(rt *running) {
 	rate := float64(rt.cfg.InboxRateLimit)
 	rt.inbox = inbox.New(inbox.Deps{Personas: rt.fed, Store: rt.eng.store, Verifier: rt.verifier,
 		Log: a.log, TrustedProxies: rt.cfg.TrustedProxy, OneShot: a.opts.OneShot,
-		ClientRate: rate, ClientBurst: 4 * rate, DomainRate: rate, DomainBurst: 4 * rate})
+		ClientRate: rate, ClientBurst: 4 * rate, DomainRate: rate, DomainBurst: 4 * rate,
+		// Controls unknown (never read, unreadable now) keep it shut:
+		// the database is down anyway, and senders retry.
+		Intake: func(ctx context.Context) bool {
+			st, err := rt.controls.Current(ctx)
+			return err == nil && st.Switches.Inbox
+		}})
 }

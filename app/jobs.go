@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/murlog/murlog/dbstat"
+	"github.com/murlog/murlog/delivery"
 	"github.com/murlog/murlog/inbox"
 	"github.com/murlog/murlog/post"
 	"github.com/murlog/murlog/queue"
@@ -101,6 +102,15 @@ func (a *App) newWorker(in *installed, svc string) *worker.Worker {
 		// Remote data nobody local interacted with is pruned daily.
 		// So are inbox items past their dedupe window.
 		Periodic: []func(time.Time) queue.Job{social.DailyPrune, inbox.DailyPrune},
+		// The owner's delivery switch holds the jobs that send; unknown
+		// controls hold them too (they wait, they are not lost).
+		Hold: func(ctx context.Context, topic string) bool {
+			if !delivery.Sends(topic) {
+				return false
+			}
+			st, err := in.controls.Current(ctx)
+			return err != nil || !st.Switches.Delivery
+		},
 		OnConcurrency: func(n int) {
 			// Best effort: a gauge must never hold up jobs.
 			in.eng.stats.SetGauge(dbstat.With(context.Background(), dbstat.Worker), "worker_concurrency", float64(n))

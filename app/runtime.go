@@ -13,6 +13,7 @@ import (
 	"github.com/murlog/murlog/auth"
 	"github.com/murlog/murlog/blog"
 	"github.com/murlog/murlog/config"
+	"github.com/murlog/murlog/controls"
 	"github.com/murlog/murlog/dbstat"
 	"github.com/murlog/murlog/domains"
 	"github.com/murlog/murlog/federation"
@@ -55,7 +56,8 @@ type installed struct {
 	secondary *engine       // the queue being migrated to (queue_dual_write)
 	ledger    worker.Ledger // run-once ledger while migrating
 	registry  *worker.Registry
-	stmtLog   *dbstat.Log // this process's statement counts, added at close to every process's
+	stmtLog   *dbstat.Log       // this process's statement counts, added at close to every process's
+	controls  *controls.Service // kill switches and lockdown, cached in process
 }
 
 // running is a set-up site: the domain is known, and the federation, the
@@ -94,7 +96,8 @@ func (a *App) open(ctx context.Context, cfg *config.Config) (*installed, *runnin
 		return nil, nil, err
 	}
 	in := &installed{cfg: cfg, eng: eng, auth: auth.New(eng.store), setup: setup.New(eng.store),
-		stmtLog: &dbstat.Log{Path: filepath.Join(cfg.DataDir, "metrics", "statements"), Counter: &a.stmts}}
+		stmtLog:  &dbstat.Log{Path: filepath.Join(cfg.DataDir, "metrics", "statements"), Counter: &a.stmts},
+		controls: controls.New(eng.store, a.opts.Now)}
 	in.setup.KeyPair = a.opts.KeyPair
 	if err := a.wireJobs(ctx, in); err != nil {
 		eng.close()
@@ -152,7 +155,7 @@ func (a *App) run(ctx context.Context, in *installed) (*running, error) {
 			Posts: newPosts(rt), Settings: settings.New(db), SiteConfig: rt.siteConfig,
 			Domains: domains.New(db), Queue: in.queue, Now: a.opts.Now,
 			Changed: func() { rt.fed.Invalidate(); rt.blogLoader.Invalidate() },
-			Social:  rt.social, Store: db, Remote: rt.resolver}, a.log)
+			Social:  rt.social, Store: db, Remote: rt.resolver, Controls: in.controls}, a.log)
 		return httpd.Authenticate(in.auth, cookies, cfg.TrustedProxy, rt.site, rpc)
 	})
 	// The app's files need no caller; its theme preview does (the owner's

@@ -45,6 +45,19 @@ const (
 	TopicUpdateActor       = "update_actor" // fan-out: Update Person → deliver_update per inbox
 )
 
+// Sends reports whether topic's jobs POST to another server: what the
+// owner's delivery switch holds. The fan-outs only write jobs locally and
+// go on while it is off; the jobs they write wait.
+func Sends(topic string) bool {
+	switch topic {
+	case TopicDeliverNote, TopicDeliverUpdate, TopicDeliverDeleteNote, TopicDeliverAnnounce, TopicAcceptFollow,
+		TopicRejectFollow, TopicSendFollow, TopicSendUndoFollow, TopicSendLike, TopicSendUndoLike, TopicSendBlock,
+		TopicSendUndoBlock:
+		return true
+	}
+	return false
+}
+
 // Activity kinds of deliver_post and deliver_note.
 const (
 	ActivityCreate = "Create"

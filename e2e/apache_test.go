@@ -174,6 +174,27 @@ func TestSetupPostAndReadThroughApache(t *testing.T) {
 	if st, err := os.Stat(s.Path("data/metrics/statements")); err != nil || st.Mode().Perm() != 0o600 {
 		t.Errorf("the counts file: %v, %v; want it private (0600)", st, err)
 	}
+
+	// Lockdown holds on the CGI path: each request is a new process that
+	// reads it from the database, alone or in a batch.
+	if err := owner.Call(ctx, "site.controls.set_lockdown", map[string]any{"on": true}, nil); err != nil {
+		t.Fatalf("set_lockdown through CGI: %v", err)
+	}
+	var e *client.Error
+	if err := owner.Call(ctx, "posts.create", map[string]any{"content": "during"}, nil); !errors.As(err, &e) || e.HTTPStatus != http.StatusLocked {
+		t.Errorf("posts.create under lockdown through CGI: %v; want 423", err)
+	}
+	status, raw, err := owner.Post(ctx, "/api/mur/v1/rpc", "application/json",
+		[]byte(`[{"jsonrpc":"2.0","id":1,"method":"site.controls.get"},{"jsonrpc":"2.0","id":2,"method":"posts.create","params":{"content":"x"}}]`))
+	if err != nil || status != http.StatusOK || !strings.Contains(string(raw), `"code":"locked"`) || strings.Count(string(raw), `"error"`) != 1 {
+		t.Errorf("a batch under lockdown through CGI: %d %v %s; want the change refused, the read answered", status, err, raw)
+	}
+	if err := owner.Call(ctx, "site.controls.set_lockdown", map[string]any{"on": false}, nil); err != nil {
+		t.Fatalf("lifting the lockdown through CGI: %v", err)
+	}
+	if err := owner.Call(ctx, "posts.create", map[string]any{"content": "after"}, nil); err != nil {
+		t.Errorf("posts.create after the lockdown through CGI: %v", err)
+	}
 }
 
 // murlog's private files answer 403 through Apache, however the path is

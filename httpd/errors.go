@@ -23,6 +23,7 @@ var codeMap = map[murlog.Code]struct{ status, rpc int }{
 	murlog.EForbidden:    {http.StatusForbidden, -32003},
 	murlog.ERateLimited:  {http.StatusTooManyRequests, -32004},
 	murlog.EUnavailable:  {http.StatusServiceUnavailable, -32005},
+	murlog.ELocked:       {http.StatusLocked, -32006},
 	murlog.EInvalid:      {http.StatusBadRequest, RPCInvalidParams},
 	murlog.EInternal:     {http.StatusInternalServerError, RPCInternalError},
 }

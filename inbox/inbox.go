@@ -111,7 +111,15 @@ type Deps struct {
 	ClientRate, ClientBurst, DomainRate, DomainBurst float64
 	// Batch tunes the group commit; zero values take the defaults.
 	Batch BatchOptions
+	// Intake, when set, says whether the owner's kill switch lets
+	// activities in now; while it does not, every POST answers 503 with
+	// Retry-After (IntakeRetry) before anything else is looked at, and
+	// senders retry later: nothing is lost.
+	Intake func(ctx context.Context) bool
 }
+
+// IntakeRetry is the Retry-After of a POST refused by the inbox switch.
+const IntakeRetry = 5 * time.Minute
 
 // Handler serves POST /inbox (the shared inbox) and POST /@name/inbox.
 // Every refusal comes as early and as cheaply as it can: size, content
@@ -206,6 +214,11 @@ func (in *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", "POST")
 		in.refuse(w, r, http.StatusMethodNotAllowed, "method "+r.Method)
+		return
+	}
+	if in.d.Intake != nil && !in.d.Intake(ctx) {
+		w.Header().Set("Retry-After", strconv.Itoa(int(IntakeRetry.Seconds())))
+		in.refuse(w, r, http.StatusServiceUnavailable, "inbox switched off by the owner")
 		return
 	}
 	if r.ContentLength > activitypub.MaxBody {

@@ -72,6 +72,10 @@ type Options struct {
 	ShutdownGrace time.Duration
 	// OnConcurrency reports the current concurrency (a metrics gauge).
 	OnConcurrency func(int)
+	// Hold, when set, names topics not to claim now (the owner's delivery
+	// switch): their jobs stay in the queue, their attempts unspent, and
+	// run once Hold lets them go. Asked before every claim.
+	Hold func(ctx context.Context, topic string) bool
 	// Svc names the process in job logs.
 	Svc string
 	// Periodic are the jobs other packages want run regularly (the
@@ -235,6 +239,25 @@ func (w *Worker) newRun(ctx context.Context, claimSize int, resident bool) *run 
 		renewEach: queue.RenewEvery(w.o.Queue.Lease())}
 	r.scheduleRenewal()
 	return r
+}
+
+// claimable is the topics a claim may take: nil (all) unless Hold holds
+// some, then the registered topics it does not hold; any is false when it
+// holds every one.
+func (r *run) claimable() (topics []string, any bool) {
+	if r.w.o.Hold == nil {
+		return nil, true
+	}
+	all := r.w.o.Registry.Topics()
+	for _, t := range all {
+		if !r.w.o.Hold(r.ctx, t) {
+			topics = append(topics, t)
+		}
+	}
+	if len(topics) == len(all) {
+		return nil, true
+	}
+	return topics, len(topics) > 0
 }
 
 func (r *run) claiming() bool {
@@ -424,7 +447,11 @@ func (r *run) claimFailed(err error) {
 // claimed (jobs already run according to the ledger are acked at once
 // instead of queued).
 func (r *run) claim(n int) (int, error) {
-	js, err := r.w.o.Queue.DequeueBatch(r.ctx, nil, n)
+	topics, any := r.claimable()
+	if !any {
+		return 0, nil
+	}
+	js, err := r.w.o.Queue.DequeueBatch(r.ctx, topics, n)
 	if err != nil || len(js) == 0 {
 		return 0, err
 	}
