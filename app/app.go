@@ -301,6 +301,11 @@ func (m metricsSource) Counts(ctx context.Context) ([]queue.Count, error) {
 	return m.in.jobs.Counts(ctx)
 }
 
+// WriteBreakerOpen is this process's write breaker (store/sqlite).
+func (m metricsSource) WriteBreakerOpen() bool {
+	return m.in.eng.writeBreakerOpen != nil && m.in.eng.writeBreakerOpen()
+}
+
 // Statements are every process's statement counts, this one's included.
 func (m metricsSource) Statements() (map[dbstat.Class]uint64, error) { return m.in.stmtLog.Totals() }
 

@@ -109,6 +109,9 @@ func TestStatementsCountedByClass(t *testing.T) {
 			t.Errorf("/metrics has no db_statements_total for %s:\n%s", c, body)
 		}
 	}
+	if !strings.Contains(string(body), "\nwrite_breaker_open 0\n") {
+		t.Errorf("/metrics has no closed write breaker gauge:\n%s", body)
+	}
 	public := s.App.Statements()[dbstat.Public]
 	s.Restart(t)
 	if got := metricValue(t, s, `db_statements_total{class="public"}`); got < public {

@@ -34,6 +34,9 @@ type engine struct {
 	// that needs no such maintenance.
 	vacuum worker.Vacuumer
 	close  func() error
+	// writeBreakerOpen reports whether writes are being refused for
+	// failing (the write_breaker_open gauge); nil for an engine without.
+	writeBreakerOpen func() bool
 }
 
 // engineStats are the stored counters and gauges behind /metrics.
@@ -63,7 +66,7 @@ func (a *App) openEngine(ctx context.Context, driver, dsn string) (*engine, erro
 		q := db.Queue()
 		return &engine{store: db, queue: q, ledger: db.Ledger(), stats: q,
 			runnable: q.HasRunnable, health: func(ctx context.Context) error { return sqliteHealth(ctx, db) },
-			vacuum: db, close: db.Close}, nil
+			vacuum: db, close: db.Close, writeBreakerOpen: db.WriteBreakerOpen}, nil
 	case DriverPostgres:
 		return nil, fmt.Errorf("db_driver = %q is not available in this build yet: use %q (the default)", driver, DriverSQLite)
 	default:

@@ -30,6 +30,12 @@ type Source interface {
 	Samples(ctx context.Context) ([]queue.Sample, error)
 }
 
+// BreakerSource is a Source that also reports its process's write
+// breaker (write_breaker_open: 1 while writes are refused for failing).
+type BreakerSource interface {
+	WriteBreakerOpen() bool
+}
+
 // StatementSource is a Source that also counts database statements by
 // class (dbstat): every process's totals, this one's included.
 type StatementSource interface {
@@ -109,6 +115,14 @@ func Render(ctx context.Context, src Source) ([]byte, error) {
 		v = s.Value
 	}
 	fmt.Fprintf(&b, "worker_concurrency %s\n", num(v))
+	if bs, ok := src.(BreakerSource); ok {
+		family(&b, "write_breaker_open", "gauge", "1 while this process refuses database writes because the writer is failing.")
+		open := 0
+		if bs.WriteBreakerOpen() {
+			open = 1
+		}
+		fmt.Fprintf(&b, "write_breaker_open %d\n", open)
+	}
 	if ss, ok := src.(StatementSource); ok {
 		counts, err := ss.Statements()
 		if err != nil {

@@ -60,7 +60,7 @@ func TestExpositionParsesWithPrometheus(t *testing.T) {
 		"queue_depth": dto.MetricType_GAUGE, "queue_enqueued_total": dto.MetricType_COUNTER,
 		"queue_processed_total": dto.MetricType_COUNTER, "queue_dlq_total": dto.MetricType_COUNTER,
 		"queue_duration_seconds": dto.MetricType_HISTOGRAM, "worker_concurrency": dto.MetricType_GAUGE,
-		"db_statements_total": dto.MetricType_COUNTER,
+		"db_statements_total": dto.MetricType_COUNTER, "write_breaker_open": dto.MetricType_GAUGE,
 	}
 	for name, typ := range want {
 		f := fams[name]
@@ -132,3 +132,5 @@ type statSource struct {
 }
 
 func (s statSource) Statements() (map[dbstat.Class]uint64, error) { return s.log.Totals() }
+
+func (s statSource) WriteBreakerOpen() bool { return s.db.WriteBreakerOpen() }

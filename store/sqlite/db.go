@@ -85,6 +85,8 @@ type DB struct {
 	pending metrics
 
 	full atomic.Bool // the last write found the disk full (noteFull)
+
+	breaker writeBreaker // sheds writes while the writer fails or is saturated
 }
 
 var _ store.Store = (*DB)(nil)
@@ -112,6 +114,7 @@ func Open(ctx context.Context, path string, o Options) (*DB, error) {
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
 	db := &DB{path: abs, now: o.Now, opts: o, log: o.Logger, woken: make(chan struct{}, 1)}
+	db.breaker.now = o.Now
 	privateFiles(abs, o.Logger)
 
 	busy := fmt.Sprint(o.BusyTimeout.Milliseconds())
@@ -216,9 +219,15 @@ func (db *DB) View(ctx context.Context, fn func(store.Tx) error) error {
 	return db.run(ctx, db.r, &db.rc, &sql.TxOptions{ReadOnly: true}, fn)
 }
 
-// Update runs fn in a BEGIN IMMEDIATE transaction on the writer connection.
+// Update runs fn in a BEGIN IMMEDIATE transaction on the writer
+// connection, unless the write breaker refuses it first (breaker.go).
 func (db *DB) Update(ctx context.Context, fn func(store.Tx) error) error {
-	return db.run(ctx, db.w, &db.wc, nil, fn)
+	if err := db.breaker.enter(); err != nil {
+		return err
+	}
+	err := db.run(ctx, db.w, &db.wc, nil, fn)
+	db.breaker.leave(err)
+	return err
 }
 
 func (db *DB) run(ctx context.Context, pool *sql.DB, cache *stmtCache, opts *sql.TxOptions, fn func(store.Tx) error) (err error) {
