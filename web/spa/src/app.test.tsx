@@ -58,7 +58,7 @@ describe('App shell', () => {
     await settle();
     // the badge ("3", hidden from screen readers) and the spoken "3 unread"
     const links = [...root.querySelectorAll('nav a')].map((a) => a.textContent);
-    expect(links).toEqual(['Home', 'Compose', 'Posts', 'Notifications33 unread', 'Follows', 'Blocks', 'Profile', 'Site', 'Queue', 'Security', 'Tokens']);
+    expect(links).toEqual(['Home', 'Compose', 'Posts', 'Notifications33 unread', 'Follows', 'Blocks', 'Profile', 'Site', 'Controls', 'Queue', 'Security', 'Tokens']);
     expect(root.querySelector('nav a[aria-current=page]')!.textContent).toBe('Tokens');
     expect(root.querySelector('.brand')!.textContent).toBe('Alice の日記');
     await waitFor(() => expect(root.querySelector('h1')!.textContent).toBe('Tokens'));

@@ -1,14 +1,17 @@
 // The shell: header, nav, banners, and the current route's screen. It asks
 // site.info whether the visitor is the owner and sends everyone else (and an
 // owner whose session ended) to the login screen, remembering where they were.
+// While the owner's lockdown is active, a banner on every screen says so.
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
+import { controlsStore, loadControls, type Controls } from './controls';
 import { SiteContext, siteName, usePoll, type SiteInfo, type SiteState } from './hooks';
 import { LANG_NAMES, LANGS, setLang, t, useLang, type Lang } from './i18n';
 import { useUpdateReady } from './pwa';
 import { currentAppPath, findRoute as matchRoute, Link, navigate, useLocation } from './router';
 import { notFound, navRoutes, routes } from './routes';
-import { call, isNetworkDown, onUnauthorized, subscribeNetwork } from './rpc';
-import { ErrorBox, Loading } from './ui/basic';
+import { call, isNetworkDown, onLocked, onUnauthorized, subscribeNetwork } from './rpc';
+import { useStore } from './store';
+import { ErrorBox, fullTime, Loading } from './ui/basic';
 
 export const UNREAD_POLL_MS = 30_000;
 
@@ -35,6 +38,41 @@ function useOffline(): boolean {
     };
   }, []);
   return netDown || !online;
+}
+
+/**
+ * The controls as the shell knows them: read once the owner is known, again
+ * when a call is refused as locked, and when a scheduled lockdown's from or
+ * until comes (the server decides whether it is active).
+ */
+function useControls(owner: boolean): Controls | null {
+  const controls = useStore(controlsStore);
+  useEffect(() => {
+    if (!owner) return;
+    void loadControls();
+    onLocked(() => void loadControls());
+    return () => onLocked(null);
+  }, [owner]);
+  useEffect(() => {
+    const l = controls?.lockdown;
+    if (!owner || !l?.on) return;
+    const now = Date.now();
+    const next = [l.from, l.until].map((x) => (x ? Date.parse(x) - now : NaN)).filter((d) => d > 0 && d < 24 * 3600_000);
+    if (next.length === 0) return;
+    const id = setTimeout(() => void loadControls(), Math.min(...next) + 1000);
+    return () => clearTimeout(id);
+  }, [owner, controls]);
+  return owner ? controls : null;
+}
+
+function LockdownBanner({ lockdown }: { lockdown: Controls['lockdown'] }) {
+  return (
+    <p class="banner lockdown" role="status">
+      {lockdown.until ? t('app.lockdown_until', { time: fullTime(lockdown.until) }) : t('app.lockdown')}
+      {lockdown.reason && <> {t('app.lockdown_reason', { reason: lockdown.reason })}</>}{' '}
+      <Link href="/controls">{t('app.lockdown_manage')}</Link>
+    </p>
+  );
 }
 
 function isCurrent(navPath: string, path: string): boolean {
@@ -70,6 +108,7 @@ export function App() {
   }, [loadInfo]);
 
   const owner = info?.owner === true;
+  const controls = useControls(owner);
   const found = matchRoute(routes, loc.path);
   const route = found?.route ?? notFound;
 
@@ -192,6 +231,7 @@ export function App() {
         </nav>
       )}
       <div class="banners">
+        {controls?.lockdown_active && <LockdownBanner lockdown={controls.lockdown} />}
         {offline && (
           <p class="banner offline" role="status">
             {t('app.offline')}

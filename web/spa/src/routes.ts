@@ -44,6 +44,7 @@ export const routes: Route[] = [
   { path: '/blocks', screen: screen(() => import('./screens/Blocks')), nav: 'nav.blocks' },
   { path: '/profile', screen: screen(() => import('./screens/Profile')), nav: 'nav.profile' },
   { path: '/site', screen: screen(() => import('./screens/Site')), nav: 'nav.site' },
+  { path: '/controls', screen: screen(() => import('./screens/Controls')), nav: 'nav.controls' },
   { path: '/queue', screen: screen(() => import('./screens/Queue')), nav: 'nav.queue' },
   { path: '/security', screen: screen(() => import('./screens/Security')), nav: 'nav.security' },
   { path: '/tokens', screen: screen(() => import('./screens/Tokens')), nav: 'nav.tokens' },

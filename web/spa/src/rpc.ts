@@ -11,7 +11,7 @@ export const DEFAULT_TIMEOUT_MS = 15_000;
 /**
  * A failed call. `dataCode` is the server's `error.data.code` (docs/api.md
  * "Errors": invalid, unauthorized, not_found, conflict, forbidden,
- * rate_limited, unavailable, internal), or one of the client's own:
+ * rate_limited, unavailable, locked, internal), or one of the client's own:
  * "network" (no answer), "timeout", "aborted" (the caller's signal), "bad_response".
  * `message` is the server's safe one-line message; screens show a translated
  * text chosen by dataCode (ui/errors.ts), never a raw body.
@@ -44,6 +44,17 @@ export interface Page<T> {
 }
 
 type UnauthorizedHandler = (err: RPCError, method: string) => void;
+type LockedHandler = (err: RPCError, method: string) => void;
+let lockedHandler: LockedHandler | null = null;
+
+/**
+ * Registers what happens when a call answers `locked` (the owner's lockdown
+ * refuses changes): the shell reads the controls again for its banner.
+ */
+export function onLocked(fn: LockedHandler | null): void {
+  lockedHandler = fn;
+}
+
 let unauthorizedHandler: UnauthorizedHandler | null = null;
 
 /**
@@ -137,6 +148,7 @@ export async function call<T = unknown>(method: string, params?: object, opts: C
     if (obj && typeof obj === 'object' && obj.error && typeof obj.error === 'object') {
       const err = fromWire(obj.error, res);
       if (err.dataCode === 'unauthorized' && method !== 'auth.login') unauthorizedHandler?.(err, method);
+      if (err.dataCode === 'locked') lockedHandler?.(err, method);
       throw err;
     }
     if (!obj || typeof obj !== 'object' || !('result' in obj)) {

@@ -3,7 +3,8 @@ import { cloneElement, type ComponentChildren, type JSX, type VNode } from 'prea
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { siteName, useSite } from '../hooks';
 import { getLang, t } from '../i18n';
-import { errorDetail, errorMessage } from './errors';
+import { Link } from '../router';
+import { errorDetail, errorMessage, isLocked } from './errors';
 
 export function Loading({ label }: { label?: string }) {
   return (
@@ -14,12 +15,24 @@ export function Loading({ label }: { label?: string }) {
   );
 }
 
-/** An error as a translated sentence (+ the server's safe message), with a retry button when given. */
+/**
+ * An error as a translated sentence (+ the server's safe message), with a
+ * retry button when given. A change refused by lockdown links to the
+ * Controls screen, where lockdown is lifted.
+ */
 export function ErrorBox({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
   const detail = errorDetail(error);
   return (
     <div class="error-box" role="alert">
-      <p>{errorMessage(error)}</p>
+      <p>
+        {errorMessage(error)}
+        {isLocked(error) && (
+          <>
+            {' '}
+            <Link href="/controls">{t('err.locked_link')}</Link>
+          </>
+        )}
+      </p>
       {detail && <p class="detail">{t('err.detail', { message: detail })}</p>}
       {onRetry && (
         <button type="button" class="button" onClick={onRetry}>

@@ -5,8 +5,13 @@ import { RPCError } from '../rpc';
 
 const KNOWN = new Set([
   'network', 'timeout', 'aborted', 'invalid', 'unauthorized', 'not_found', 'conflict',
-  'forbidden', 'rate_limited', 'unavailable', 'internal', 'bad_response', 'chunk',
+  'forbidden', 'rate_limited', 'unavailable', 'internal', 'bad_response', 'chunk', 'locked',
 ]);
+
+/** Whether `err` is a change refused because the owner's lockdown is active. */
+export function isLocked(err: unknown): boolean {
+  return err instanceof RPCError && err.dataCode === 'locked';
+}
 
 export function errorMessage(err: unknown): string {
   if (!(err instanceof RPCError)) return t('err.unknown');
