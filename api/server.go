@@ -9,6 +9,7 @@ import (
 	"github.com/murlog/murlog/activitypub"
 	"github.com/murlog/murlog/auth"
 	"github.com/murlog/murlog/controls"
+	"github.com/murlog/murlog/dbstat"
 	"github.com/murlog/murlog/domains"
 	"github.com/murlog/murlog/httpd"
 	"github.com/murlog/murlog/persona"
@@ -79,7 +80,7 @@ func New(d Deps, log *slog.Logger) *Server {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
-	s := &Server{methods: map[string]*method{}, log: log, deps: d, anonBatches: httpd.NewSlots(MaxAnonBatches, anonBatchWait, "anonymous batch requests")}
+	s := &Server{methods: map[string]*method{}, log: log, deps: d, anonBatches: httpd.NewSlots(MaxAnonBatches, anonBatchWait, "anonymous batch requests").Counting(dbstat.ShieldAnonAPI)}
 	s.registerAuth()
 	s.registerSessions()
 	s.registerTOTP()

@@ -135,6 +135,9 @@ func (a *App) Config() *config.Config { return a.cfg.Load() }
 // class (what /metrics adds to the other processes' totals).
 func (a *App) Statements() map[dbstat.Class]uint64 { return a.stmts.Counts() }
 
+// Drops returns the requests this process's shields dropped, by shield.
+func (a *App) Drops() map[dbstat.Shield]uint64 { return a.stmts.DropCounts() }
+
 // Store returns the open store, nil before setup step 1.
 func (a *App) Store() store.Store {
 	if in := a.inst.Load(); in != nil {
@@ -257,7 +260,12 @@ func (a *App) routes() http.Handler {
 	if a.opts.CavageOnly {
 		h = refuseRFC9421Inbox(h)
 	}
-	return httpd.Log(a.log.With("svc", a.svc()), httpd.Guard(a.phase, h))
+	h = httpd.Log(a.log.With("svc", a.svc()), httpd.Guard(a.phase, h))
+	// Every request carries the process's counter, so a shield deep in a
+	// handler counts its drops (shield_drops_total).
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r.WithContext(dbstat.WithCounter(r.Context(), &a.stmts)))
+	})
 }
 
 // classed serves h with its statements counted as class c.
@@ -305,6 +313,9 @@ func (m metricsSource) Counts(ctx context.Context) ([]queue.Count, error) {
 func (m metricsSource) WriteBreakerOpen() bool {
 	return m.in.eng.writeBreakerOpen != nil && m.in.eng.writeBreakerOpen()
 }
+
+// Drops are every process's shield drops, this one's included.
+func (m metricsSource) Drops() (map[dbstat.Shield]uint64, error) { return m.in.stmtLog.DropTotals() }
 
 // Statements are every process's statement counts, this one's included.
 func (m metricsSource) Statements() (map[dbstat.Class]uint64, error) { return m.in.stmtLog.Totals() }

@@ -142,3 +142,31 @@ func metricValue(t *testing.T, s *testsite.Site, name string) uint64 {
 	t.Fatalf("no %s in /metrics:\n%s", name, body)
 	return 0
 }
+
+// TestSearchShieldDropsAreCounted: past the search shield's burst, each
+// 429 is a search drop in shield_drops_total.
+func TestSearchShieldDropsAreCounted(t *testing.T) {
+	t.Parallel()
+	s := testsite.Start(t, testsite.Options{Env: map[string]string{"MURLOG_METRICS_TOKEN": "metrics-token-0123456789"}})
+	refused := 0
+	for i := range 30 {
+		resp, err := http.Get(s.Server.URL + "/@alice/search?q=word" + strconv.Itoa(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusTooManyRequests {
+			refused++
+		}
+	}
+	if refused == 0 {
+		t.Fatal("30 searches at once met no shield")
+	}
+	if got := s.App.Drops()[dbstat.ShieldSearch]; got != uint64(refused) {
+		t.Errorf("search drops %d; want %d (one per 429)", got, refused)
+	}
+	if got := metricValue(t, s, `shield_drops_total{shield="search"}`); got != uint64(refused) {
+		t.Errorf("/metrics shield_drops_total search %d; want %d", got, refused)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/dbstat"
 	"github.com/murlog/murlog/httpd"
 	"github.com/murlog/murlog/store"
 	"github.com/murlog/murlog/strictjson"
@@ -95,7 +96,7 @@ func NewHandler(l *Loader, opts ...HandlerOptions) *Handler {
 		text: []string{"text/plain; charset=utf-8"}, json: []string{"application/json"},
 		nosniff: []string{"nosniff"}, referrer: []string{"strict-origin-when-cross-origin"},
 		noCache: []string{"no-cache"}, vary: []string{"Accept"}, baseCSP: []string{BaseCSP},
-	}, slots: httpd.NewSlots(httpd.AnonInFlight, httpd.AnonWait, "public API requests")}
+	}, slots: httpd.NewSlots(httpd.AnonInFlight, httpd.AnonWait, "public API requests").Counting(dbstat.ShieldAnonAPI)}
 	m := h.mux
 	m.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) { h.site(w, r, "") })
 	m.HandleFunc("GET /search", func(w http.ResponseWriter, r *http.Request) { h.search(w, r, "") })
@@ -176,6 +177,7 @@ func (h *Handler) search(w http.ResponseWriter, r *http.Request, username string
 	q := r.URL.Query()
 	if q.Get("q") != "" {
 		if err := h.searchShield.Allow(r); err != nil {
+			dbstat.Dropped(r.Context(), dbstat.ShieldSearch)
 			h.fail(w, r, err)
 			return
 		}

@@ -92,7 +92,8 @@ func Of(ctx context.Context) Class {
 // Counter counts statements by class. The zero Counter is ready; it is
 // safe for concurrent use and costs one atomic add per statement.
 type Counter struct {
-	n [numClasses]atomic.Uint64
+	n     [numClasses]atomic.Uint64
+	drops [numShields]atomic.Uint64 // shield.go
 }
 
 // Add counts n statements of class c.
@@ -130,9 +131,24 @@ func (k *Counter) take() map[Class]uint64 {
 	return out
 }
 
+// takeDrops is take for the shields' drops.
+func (k *Counter) takeDrops() map[Shield]uint64 {
+	out := make(map[Shield]uint64, numShields)
+	for i := range k.drops {
+		if v := k.drops[i].Load(); v > 0 {
+			k.drops[i].Add(^(v - 1))
+			out[Shield(i)] = v
+		}
+	}
+	return out
+}
+
 // giveBack adds counts a failed flush could not write.
-func (k *Counter) giveBack(m map[Class]uint64) {
+func (k *Counter) giveBack(m map[Class]uint64, d map[Shield]uint64) {
 	for c, v := range m {
 		k.Add(c, v)
+	}
+	for s, v := range d {
+		k.drops[s].Add(v)
 	}
 }

@@ -110,3 +110,40 @@ func TestLogKeepsWhatItCannotWrite(t *testing.T) {
 		t.Errorf("file ends %q; want the appended line", b)
 	}
 }
+
+// TestDropsShareTheFile: shield drops are flushed, folded and read back
+// beside the statements, each to its own totals.
+func TestDropsShareTheFile(t *testing.T) {
+	old := compactAt
+	compactAt = 64
+	t.Cleanup(func() { compactAt = old })
+	path := filepath.Join(t.TempDir(), "statements")
+	for range 20 {
+		l := &Log{Path: path, Counter: &Counter{}}
+		l.Counter.Drop(ShieldSearch)
+		l.Counter.Drop(ShieldWriteBreaker)
+		l.Counter.Add(Public, 2)
+		if err := l.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l := &Log{Path: path, Counter: &Counter{}}
+	l.Counter.Drop(ShieldSearch) // not flushed yet: counted by Totals anyway
+	drops, err := l.DropTotals()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stmts, _ := l.Totals()
+	if drops[ShieldSearch] != 21 || drops[ShieldWriteBreaker] != 20 || drops[ShieldInboxClient] != 0 || stmts[Public] != 40 {
+		t.Errorf("drops %v, statements %v; want search 21, write_breaker 20, public 40", drops, stmts)
+	}
+	if Shield(99).String() != "other" {
+		t.Error("an unknown shield is not labelled other")
+	}
+	ctx := WithCounter(context.Background(), l.Counter)
+	Dropped(ctx, ShieldAnonAPI)
+	Dropped(context.Background(), ShieldAnonAPI) // no counter: nothing, no panic
+	if l.Counter.DropCounts()[ShieldAnonAPI] != 1 {
+		t.Error("Dropped did not count in the context's Counter")
+	}
+}

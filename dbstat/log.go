@@ -33,19 +33,13 @@ func (l *Log) Flush() error {
 	if l == nil || l.Path == "" || l.Counter == nil {
 		return nil
 	}
-	m := l.Counter.take()
-	if len(m) == 0 {
+	m, d := l.Counter.take(), l.Counter.takeDrops()
+	if len(m) == 0 && len(d) == 0 {
 		return nil
 	}
-	var b bytes.Buffer
-	for _, c := range Classes() {
-		if v := m[c]; v > 0 {
-			fmt.Fprintf(&b, "%s %d\n", c, v)
-		}
-	}
-	size, err := l.appendLocked(b.Bytes())
+	size, err := l.appendLocked(format(m, d))
 	if err != nil {
-		l.Counter.giveBack(m)
+		l.Counter.giveBack(m, d)
 		return fmt.Errorf("dbstat: %w", err)
 	}
 	if size > compactAt {
@@ -112,22 +106,17 @@ func (l *Log) compact() error {
 	if !samePath(f, l.Path) {
 		return nil // another process folded it first
 	}
-	sums, err := read(f)
+	sums, drops, err := read(f)
 	if err != nil {
 		return err
 	}
-	var b bytes.Buffer
-	for _, c := range Classes() {
-		if v := sums[c]; v > 0 {
-			fmt.Fprintf(&b, "%s %d\n", c, v)
-		}
-	}
+	b := format(sums, drops)
 	tmp, err := os.CreateTemp(filepath.Dir(l.Path), ".dbstat-*")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	_, werr := tmp.Write(b.Bytes())
+	_, werr := tmp.Write(b)
 	if err := errors.Join(werr, tmp.Close()); err != nil {
 		return err
 	}
@@ -149,7 +138,7 @@ func (l *Log) Totals() (map[Class]uint64, error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); err != nil {
 		return out, fmt.Errorf("dbstat: %w", err)
 	}
-	sums, err := read(f)
+	sums, _, err := read(f)
 	if err != nil {
 		return out, fmt.Errorf("dbstat: %s: %w", l.Path, err)
 	}
@@ -159,23 +148,71 @@ func (l *Log) Totals() (map[Class]uint64, error) {
 	return out, nil
 }
 
+// DropTotals is Totals for the shields' drops.
+func (l *Log) DropTotals() (map[Shield]uint64, error) {
+	out := l.Counter.DropCounts()
+	f, err := os.Open(l.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return out, nil
+	}
+	if err != nil {
+		return out, fmt.Errorf("dbstat: %w", err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); err != nil {
+		return out, fmt.Errorf("dbstat: %w", err)
+	}
+	_, drops, err := read(f)
+	if err != nil {
+		return out, fmt.Errorf("dbstat: %s: %w", l.Path, err)
+	}
+	for s, v := range drops {
+		out[s] += v
+	}
+	return out, nil
+}
+
+// format writes counts as the file's lines: "<class> <n>" for statements,
+// "shield:<name> <n>" for drops.
+func format(m map[Class]uint64, d map[Shield]uint64) []byte {
+	var b bytes.Buffer
+	for _, c := range Classes() {
+		if v := m[c]; v > 0 {
+			fmt.Fprintf(&b, "%s %d\n", c, v)
+		}
+	}
+	for _, sh := range Shields() {
+		if v := d[sh]; v > 0 {
+			fmt.Fprintf(&b, "shield:%s %d\n", sh, v)
+		}
+	}
+	return b.Bytes()
+}
+
 // read sums a counts file. A line it cannot read (a class a newer murlog
 // added, a torn write after a crash) is skipped, not fatal: counters are
 // for watching, and one lost line must not hide all the others.
-func read(f *os.File) (map[Class]uint64, error) {
-	sums := map[Class]uint64{}
+func read(f *os.File) (map[Class]uint64, map[Shield]uint64, error) {
+	sums, drops := map[Class]uint64{}, map[Shield]uint64{}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		name, num, ok := bytes.Cut(sc.Bytes(), []byte(" "))
 		if !ok {
 			continue
 		}
-		c, ok := parse(string(name))
 		v, err := strconv.ParseUint(string(num), 10, 64)
-		if !ok || err != nil {
+		if err != nil {
 			continue
 		}
-		sums[c] += v
+		if sh, isShield := bytes.CutPrefix(name, []byte("shield:")); isShield {
+			if s, ok := parseShield(string(sh)); ok {
+				drops[s] += v
+			}
+			continue
+		}
+		if c, ok := parse(string(name)); ok {
+			sums[c] += v
+		}
 	}
-	return sums, sc.Err()
+	return sums, drops, sc.Err()
 }

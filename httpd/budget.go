@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/dbstat"
 )
 
 // Response budgets, in bytes of encoded JSON per HTTP request, shared by
@@ -56,6 +57,9 @@ type Slots struct {
 	ch   chan struct{}
 	wait time.Duration
 	what string // "anonymous batch requests", for the refusal
+
+	shield dbstat.Shield // counted as its drop when counts (Counting)
+	counts bool
 }
 
 // NewSlots returns n slots that a request waits at most wait for; what
@@ -81,7 +85,17 @@ func (s *Slots) Acquire(ctx context.Context) bool {
 	case <-t.C:
 	case <-ctx.Done():
 	}
+	if s.counts {
+		dbstat.Dropped(ctx, s.shield)
+	}
 	return false
+}
+
+// Counting makes a refused Acquire count as a drop by shield sh
+// (shield_drops_total) in the Counter the request's context carries.
+func (s *Slots) Counting(sh dbstat.Shield) *Slots {
+	s.shield, s.counts = sh, true
+	return s
 }
 
 // Release gives a slot back.

@@ -27,6 +27,7 @@ import (
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/activitypub"
+	"github.com/murlog/murlog/dbstat"
 	"github.com/murlog/murlog/federation"
 	"github.com/murlog/murlog/httpd"
 	"github.com/murlog/murlog/httpsig"
@@ -236,6 +237,7 @@ func (in *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// 2. The client's rate.
 	client := httpd.ClientKey(httpd.ClientAddr(r, in.d.TrustedProxies))
 	if ok, retry := in.clients.Allow(client); !ok {
+		dbstat.Dropped(ctx, dbstat.ShieldInboxClient)
 		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(retry.Seconds()+0.999))))
 		in.refuse(w, r, http.StatusTooManyRequests, "client rate limit", "client", client)
 		return
@@ -248,6 +250,7 @@ func (in *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	domain := activitypub.HostOf(sig.KeyID)
 	if ok, retry := in.domains.Allow(domain); !ok {
+		dbstat.Dropped(ctx, dbstat.ShieldInboxDomain)
 		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(retry.Seconds()+0.999))))
 		in.refuse(w, r, http.StatusTooManyRequests, "signing domain rate limit", "domain", domain)
 		return

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/dbstat"
 	"github.com/murlog/murlog/federation"
 	"github.com/murlog/murlog/httpsig"
 	"github.com/murlog/murlog/inbox"
@@ -102,12 +103,14 @@ func TestInboxRateLimits(t *testing.T) {
 	})
 	key := readKey(t, "rsa-a")
 	var got []int
+	drops := &dbstat.Counter{}
 	for i := 0; i < 6; i++ {
 		actor := "http://flood.test/users/u" + string(rune('a'+i))
 		body := create(actor, i)
 		req := newPost(t, si.site.Base(), "/inbox", body)
 		httpsig.SignCavage(req, body, httpsig.Key{ID: actor + "#main-key", Private: key.priv}, time.Now())
 		req.RemoteAddr = "192.0.2.1:1234"
+		req = req.WithContext(dbstat.WithCounter(req.Context(), drops))
 		w := si.post(req)
 		got = append(got, w.Code)
 		if w.Code == http.StatusTooManyRequests && w.Header().Get("Retry-After") == "" {
@@ -121,6 +124,9 @@ func TestInboxRateLimits(t *testing.T) {
 		if got[i] != want[i] {
 			t.Fatalf("statuses = %v; want %v", got, want)
 		}
+	}
+	if d := drops.DropCounts(); d[dbstat.ShieldInboxDomain] != 3 || d[dbstat.ShieldInboxClient] != 1 {
+		t.Errorf("shield drops %v; want 3 by the domain's bucket, 1 by the client's", d)
 	}
 	for _, reason := range []string{"signing domain rate limit", "client rate limit"} {
 		if !strings.Contains(si.logs.String(), reason) {

@@ -36,6 +36,12 @@ type BreakerSource interface {
 	WriteBreakerOpen() bool
 }
 
+// DropSource is a Source that also counts requests its shields dropped,
+// by shield (every process's totals).
+type DropSource interface {
+	Drops() (map[dbstat.Shield]uint64, error)
+}
+
 // StatementSource is a Source that also counts database statements by
 // class (dbstat): every process's totals, this one's included.
 type StatementSource interface {
@@ -122,6 +128,16 @@ func Render(ctx context.Context, src Source) ([]byte, error) {
 			open = 1
 		}
 		fmt.Fprintf(&b, "write_breaker_open %d\n", open)
+	}
+	if ds, ok := src.(DropSource); ok {
+		drops, err := ds.Drops()
+		if err != nil {
+			return nil, err
+		}
+		family(&b, "shield_drops_total", "counter", "Requests dropped by a shield before they cost anything, by shield.")
+		for _, s := range dbstat.Shields() {
+			fmt.Fprintf(&b, "shield_drops_total{shield=%q} %d\n", s, drops[s])
+		}
 	}
 	if ss, ok := src.(StatementSource); ok {
 		counts, err := ss.Statements()

@@ -44,6 +44,7 @@ func TestExpositionParsesWithPrometheus(t *testing.T) {
 	must(t, stmts.Flush())
 	stmts.Counter.Add(dbstat.Public, 2)
 	stmts.Counter.Add(dbstat.Worker, 5)
+	stmts.Counter.Drop(dbstat.ShieldSearch)
 	metrics.Handler(token, statSource{source{q, db}, stmts}).ServeHTTP(rec, req)
 	if rec.Code != http.StatusOK {
 		t.Fatalf("/metrics = %d", rec.Code)
@@ -61,6 +62,7 @@ func TestExpositionParsesWithPrometheus(t *testing.T) {
 		"queue_processed_total": dto.MetricType_COUNTER, "queue_dlq_total": dto.MetricType_COUNTER,
 		"queue_duration_seconds": dto.MetricType_HISTOGRAM, "worker_concurrency": dto.MetricType_GAUGE,
 		"db_statements_total": dto.MetricType_COUNTER, "write_breaker_open": dto.MetricType_GAUGE,
+		"shield_drops_total": dto.MetricType_COUNTER,
 	}
 	for name, typ := range want {
 		f := fams[name]
@@ -134,3 +136,5 @@ type statSource struct {
 func (s statSource) Statements() (map[dbstat.Class]uint64, error) { return s.log.Totals() }
 
 func (s statSource) WriteBreakerOpen() bool { return s.db.WriteBreakerOpen() }
+
+func (s statSource) Drops() (map[dbstat.Shield]uint64, error) { return s.log.DropTotals() }

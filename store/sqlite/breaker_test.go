@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/dbstat"
 	"github.com/murlog/murlog/store"
 )
 
@@ -77,6 +78,8 @@ func TestWriteBreakerOpensOnFailuresAndCloses(t *testing.T) {
 func TestWriteBreakerShedsASaturatedWriter(t *testing.T) {
 	t.Parallel()
 	db := MustOpen(t, nil)
+	drops := &dbstat.Counter{}
+	db.opts.Statements = drops
 	ctx := context.Background()
 	release := make(chan struct{})
 	inside := make(chan struct{})
@@ -106,6 +109,9 @@ func TestWriteBreakerShedsASaturatedWriter(t *testing.T) {
 	}
 	if d := time.Since(start); d > time.Second {
 		t.Errorf("the refusal took %v; want it at once", d)
+	}
+	if n := drops.DropCounts()[dbstat.ShieldWriteBreaker]; n != 1 {
+		t.Errorf("write_breaker drops: %d; want 1", n)
 	}
 	close(release)
 	wg.Wait()

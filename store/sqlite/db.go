@@ -223,6 +223,7 @@ func (db *DB) View(ctx context.Context, fn func(store.Tx) error) error {
 // connection, unless the write breaker refuses it first (breaker.go).
 func (db *DB) Update(ctx context.Context, fn func(store.Tx) error) error {
 	if err := db.breaker.enter(); err != nil {
+		db.opts.Statements.Drop(dbstat.ShieldWriteBreaker)
 		return err
 	}
 	err := db.run(ctx, db.w, &db.wc, nil, fn)
