@@ -80,6 +80,9 @@ type Tx interface {
 	// The public blog (public.go).
 	PubConfigs() PubConfigs
 	PublicPosts() PublicPosts
+
+	// DirtyKeys are the artifact keys waiting to be rebuilt (artifacts.go).
+	DirtyKeys() DirtyKeys
 }
 
 // FanoutProgress stores each fan-out's position, written in the same

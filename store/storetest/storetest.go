@@ -48,6 +48,7 @@ func Run(t *testing.T, open Opener) {
 		{"InboxItems", testInboxItems},
 		{"Slugs", testSlugs},
 		{"Pages", testPages},
+		{"DirtyKeys", testDirtyKeys},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
