@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/store"
 )
 
 // writeBreaker answers a write 503 + Retry-After at once, before it
@@ -19,8 +20,9 @@ import (
 //   - Saturated: more than MaxWaitingWrites writes already wait for the
 //     one writer connection. The next is refused with Retry-After 1 s.
 //   - Failing: BreakerFailures writes in a row failed on the database
-//     itself (busy past the timeout, I/O, a full disk, not writable), not
-//     on their own input. Writes are then refused for BreakerCooldown;
+//     itself (busy past the timeout, not writable), not on their own
+//     input; a full disk is not counted (it fails at once and is
+//     answered as such). Writes are then refused for BreakerCooldown;
 //     the first after it is let through, and its outcome closes the
 //     breaker or opens it again.
 type writeBreaker struct {
@@ -81,11 +83,14 @@ func writerFailed(err error) bool {
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false
 	}
-	switch murlog.ErrorCode(err) {
-	case murlog.EUnavailable, murlog.EInternal:
-		return true
+	// A full disk fails at once and is answered as such (it recovers the
+	// moment there is room); other errors are the write's own or a bug.
+	// What the breaker spares is the slow failure: a writer busy past its
+	// timeout, or one that cannot write at all.
+	if errors.Is(err, store.ErrDiskFull) {
+		return false
 	}
-	return false
+	return murlog.ErrorCode(err) == murlog.EUnavailable
 }
 
 // WriteBreakerOpen reports whether writes are being refused for failing
