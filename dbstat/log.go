@@ -127,49 +127,41 @@ func (l *Log) compact() error {
 // A missing file is zero counts.
 func (l *Log) Totals() (map[Class]uint64, error) {
 	out := l.Counter.Counts()
-	f, err := os.Open(l.Path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return out, nil
-	}
-	if err != nil {
-		return out, fmt.Errorf("dbstat: %w", err)
-	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); err != nil {
-		return out, fmt.Errorf("dbstat: %w", err)
-	}
-	sums, _, err := read(f)
-	if err != nil {
-		return out, fmt.Errorf("dbstat: %s: %w", l.Path, err)
-	}
+	sums, _, err := l.readLocked()
 	for c, v := range sums {
 		out[c] += v
 	}
-	return out, nil
+	return out, err
 }
 
 // DropTotals is Totals for the shields' drops.
 func (l *Log) DropTotals() (map[Shield]uint64, error) {
 	out := l.Counter.DropCounts()
-	f, err := os.Open(l.Path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return out, nil
-	}
-	if err != nil {
-		return out, fmt.Errorf("dbstat: %w", err)
-	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); err != nil {
-		return out, fmt.Errorf("dbstat: %w", err)
-	}
-	_, drops, err := read(f)
-	if err != nil {
-		return out, fmt.Errorf("dbstat: %s: %w", l.Path, err)
-	}
+	_, drops, err := l.readLocked()
 	for s, v := range drops {
 		out[s] += v
 	}
-	return out, nil
+	return out, err
+}
+
+// readLocked sums the file under a shared lock; a missing file is empty.
+func (l *Log) readLocked() (map[Class]uint64, map[Shield]uint64, error) {
+	f, err := os.Open(l.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("dbstat: %w", err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); err != nil {
+		return nil, nil, fmt.Errorf("dbstat: %w", err)
+	}
+	sums, drops, err := read(f)
+	if err != nil {
+		return nil, nil, fmt.Errorf("dbstat: %s: %w", l.Path, err)
+	}
+	return sums, drops, nil
 }
 
 // format writes counts as the file's lines: "<class> <n>" for statements,

@@ -241,25 +241,6 @@ func (w *Worker) newRun(ctx context.Context, claimSize int, resident bool) *run 
 	return r
 }
 
-// claimable is the topics a claim may take: nil (all) unless Hold holds
-// some, then the registered topics it does not hold; any is false when it
-// holds every one.
-func (r *run) claimable() (topics []string, any bool) {
-	if r.w.o.Hold == nil {
-		return nil, true
-	}
-	all := r.w.o.Registry.Topics()
-	for _, t := range all {
-		if !r.w.o.Hold(r.ctx, t) {
-			topics = append(topics, t)
-		}
-	}
-	if len(topics) == len(all) {
-		return nil, true
-	}
-	return topics, len(topics) > 0
-}
-
 func (r *run) claiming() bool {
 	if r.ctx.Err() != nil {
 		return false
