@@ -29,7 +29,9 @@
 // sidecar records — the body they opened must be the very file the
 // sidecar describes — and look again; within one Store a per-key lock
 // keeps readers out of that window altogether, and across processes
-// (the CGI request and the spawned worker) the retry covers it. A body
+// (the CGI request and the spawned worker) the retry covers it, for up
+// to a quarter of a second while the body is fresh (a writer in another
+// process may be descheduled between its renames). A body
 // that still does not match after the retries is corrupt: truncated,
 // extended or replaced behind the store's back, or with a stale or no
 // sidecar (a writer died between its renames, leaving a whole new body
@@ -75,11 +77,17 @@ const (
 	metaPrefix = ".meta-"
 	fileMode   = 0o644
 	dirMode    = 0o755
-	// attempts is how many times a read looks again when the body and
-	// its sidecar disagree before calling the artifact corrupt. The
-	// window it waits out is two renames long (microseconds); no sleep.
-	attempts = 64
-	stripes  = 64
+	// spins is how many times a read looks again at once when the body
+	// and its sidecar disagree: the window between a writer's two renames
+	// is microseconds long when the writer runs. settle bounds the wait
+	// after that, with short sleeps, for a writer in another process that
+	// was descheduled between its renames (a loaded 2-core host does
+	// that for milliseconds). Only a body written lately can be inside a
+	// writer's window, so an older mismatch is corrupt at once.
+	spins   = 16
+	settle  = 250 * time.Millisecond
+	recent  = 10 * time.Second
+	stripes = 64
 )
 
 // Store is an artifact store in one folder. It is safe for concurrent
@@ -88,6 +96,8 @@ type Store struct {
 	dir   string
 	root  *os.Root
 	locks [stripes]sync.RWMutex
+	// settle is the package's settle; tests of damaged artifacts shorten it.
+	settle time.Duration
 }
 
 var _ artifact.Store = (*Store)(nil)
@@ -116,7 +126,7 @@ func New(dir string) (*Store, error) {
 	if err != nil {
 		return nil, unavailable("cannot be opened for reading", err)
 	}
-	s := &Store{dir: dir, root: root}
+	s := &Store{dir: dir, root: root, settle: settle}
 	if _, err := readDir(root, "."); err != nil {
 		root.Close()
 		return nil, unavailable("cannot be read", err)
@@ -206,7 +216,9 @@ func (s *Store) open(ctx context.Context, key artifact.Key, keep bool) (*os.File
 	name := key.String()
 	mu := s.lock(name)
 	var why string
-	for range attempts {
+	var deadline time.Time
+	pause := 50 * time.Microsecond
+	for i := 0; ; i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, sidecar{}, err
 		}
@@ -228,9 +240,20 @@ func (s *Store) open(ctx context.Context, key artifact.Key, keep bool) (*os.File
 		if f != nil {
 			f.Close()
 		}
-		runtime.Gosched()
+		now := time.Now()
+		if deadline.IsZero() {
+			deadline = now.Add(s.settle)
+		}
+		if now.Sub(st.ModTime()) > recent || now.After(deadline) {
+			return nil, sidecar{}, artifact.Corrupt(key, "%s", why)
+		}
+		if i < spins {
+			runtime.Gosched()
+			continue
+		}
+		time.Sleep(min(pause, deadline.Sub(now)))
+		pause = min(2*pause, 5*time.Millisecond)
 	}
-	return nil, sidecar{}, artifact.Corrupt(key, "%s", why)
 }
 
 var errSidecar = errors.New("sidecar")
