@@ -7,7 +7,7 @@ import (
 
 type dirtyKeys struct{ t *tx }
 
-func (t *tx) DirtyKeys() store.DirtyKeys { return dirtyKeys{t} }
+func (t *tx) DirtyKeys() store.DirtyKeys { t.marked(); return dirtyKeys{t} }
 
 func checkKeys(n int) error {
 	if n > store.MaxMarkKeys {

@@ -241,7 +241,7 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, cache *stmtCache, opts *sql
 		db.noteFull(err)
 		return err
 	}
-	t := &tx{ctx: ctx, db: db, tx: stx, cache: cache, now: db.now().UTC().Truncate(time.Microsecond)}
+	t := &tx{ctx: ctx, db: db, tx: stx, cache: cache, now: db.now().UTC().Truncate(time.Microsecond), write: pool == db.w}
 	// Runs last: the connection is back in the pool by then.
 	defer func() { cache.prepareMissed(t.missed) }()
 	defer func() {
@@ -266,7 +266,7 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, cache *stmtCache, opts *sql
 		db.log.Info("database writes work again: the disk has room", "path", db.path)
 	}
 	db.addPending(t.later)
-	if t.enqueued {
+	if t.enqueued || t.marks {
 		db.wake()
 	}
 	return nil
@@ -340,15 +340,24 @@ type tx struct {
 	now      time.Time
 	missed   []string // queries to add to the cache once the connection is free
 	enqueued bool     // wake workers after commit
-	db       *DB
-	later    metrics // metric deltas to hand to db.pending after commit
-	carried  metrics // db.pending taken into this transaction; given back if it fails
+	write    bool     // a writer transaction (Update)
+	// marks is set when a writer used a table whose triggers mark public
+	// documents dirty (migration 016): the marks enqueue the rebuild job
+	// in SQL, so the worker is woken as for jobs enqueued from Go.
+	marks   bool
+	db      *DB
+	later   metrics // metric deltas to hand to db.pending after commit
+	carried metrics // db.pending taken into this transaction; given back if it fails
 }
 
+// marked notes that a writer touched a table whose triggers may mark
+// public documents dirty.
+func (t *tx) marked() { t.marks = t.marks || t.write }
+
 func (t *tx) Now() time.Time                         { return t.now }
-func (t *tx) Settings() store.Settings               { return settings{t} }
-func (t *tx) Personas() store.Personas               { return personas{t} }
-func (t *tx) Posts() store.Posts                     { return posts{t} }
+func (t *tx) Settings() store.Settings               { t.marked(); return settings{t} }
+func (t *tx) Personas() store.Personas               { t.marked(); return personas{t} }
+func (t *tx) Posts() store.Posts                     { t.marked(); return posts{t} }
 func (t *tx) Sessions() store.Sessions               { return sessions{t} }
 func (t *tx) Tokens() store.Tokens                   { return tokens{t} }
 func (t *tx) LoginAttempts() store.LoginAttemptsRepo { return loginAttempts{t} }
@@ -361,18 +370,18 @@ func (t *tx) SignatureSchemes() store.SignatureSchemes {
 func (t *tx) FanoutProgress() store.FanoutProgress { return fanoutProgress{t} }
 func (t *tx) RemoteActors() store.RemoteActors     { return remoteActors{t} }
 func (t *tx) Follows() store.Follows               { return follows{t} }
-func (t *tx) Followers() store.Followers           { return followers{t} }
+func (t *tx) Followers() store.Followers           { t.marked(); return followers{t} }
 func (t *tx) RemotePosts() store.RemotePosts       { return remotePosts{t} }
 func (t *tx) Interactions() store.Interactions     { return interactions{t} }
 func (t *tx) Blocks() store.Blocks                 { return blocks{t} }
 func (t *tx) DomainBlocks() store.DomainBlocks     { return domainBlocks{t} }
 func (t *tx) Notifications() store.Notifications   { return notifications{t} }
 func (t *tx) Deliveries() store.Deliveries         { return deliveries{t} }
-func (t *tx) Pins() store.Pins                     { return pins{t} }
+func (t *tx) Pins() store.Pins                     { t.marked(); return pins{t} }
 func (t *tx) Tombstones() store.Tombstones         { return tombstones{t} }
 func (t *tx) Timeline() store.Timeline             { return timeline{t} }
 func (t *tx) InboxItems() store.InboxItems         { return inboxItems{t} }
-func (t *tx) PubConfigs() store.PubConfigs         { return pubConfigs{t} }
+func (t *tx) PubConfigs() store.PubConfigs         { t.marked(); return pubConfigs{t} }
 func (t *tx) PublicPosts() store.PublicPosts       { return publicPosts{t} }
 func (t *tx) QuoteAuthorizations() store.QuoteAuthorizations {
 	return quoteAuthorizations{t}
@@ -511,7 +520,15 @@ func mapErr(err error) error {
 			// given its pages, which on a full disk is the first thing
 			// a new process (a CGI request) meets.
 			return fmt.Errorf("%w: %w", store.ErrDiskFull, err)
+		case code&0xff == sqlite3.SQLITE_IOERR || code&0xff == sqlite3.SQLITE_NOTADB || code&0xff == sqlite3.SQLITE_CORRUPT:
+			// The file cannot be read (a failing disk, permissions taken
+			// away, a file replaced): unavailable, which readers of the
+			// public site meet only on a cold miss (package prerender).
+			return &murlog.Error{Code: murlog.EUnavailable, Message: "database cannot be read", RetryAfter: 30 * time.Second, Err: err}
 		}
+	}
+	if err.Error() == "sql: database is closed" { // database/sql's errDBClosed is not exported
+		return &murlog.Error{Code: murlog.EUnavailable, Message: "database is closed", RetryAfter: 30 * time.Second, Err: err}
 	}
 	return murlog.Internal(err)
 }

@@ -269,12 +269,12 @@ func TestMigration008Backfills(t *testing.T) {
 	})
 	// Back to before 009 too, and before every later migration, so that
 	// all of them are applied again in order.
-	for _, q := range []string{"ALTER TABLE posts DROP COLUMN excerpt", "ALTER TABLE posts DROP COLUMN image",
+	for _, q := range append(undo016[:len(undo016):len(undo016)], "ALTER TABLE posts DROP COLUMN excerpt", "ALTER TABLE posts DROP COLUMN image",
 		"DROP TABLE totp", "DROP TABLE totp_recovery_codes",
 		"DROP TABLE post_old_slugs", "DROP INDEX posts_slug", "DROP INDEX posts_pages",
 		"ALTER TABLE posts DROP COLUMN slug", "ALTER TABLE posts DROP COLUMN page",
 		"DROP INDEX queue_jobs_lease", "ALTER TABLE queue_jobs DROP COLUMN lease_until",
-		"DROP TABLE signature_schemes", "DROP TABLE artifact_dirty", "DELETE FROM schema_version WHERE version >= 9"} {
+		"DROP TABLE signature_schemes", "DROP TABLE artifact_dirty", "DELETE FROM schema_version WHERE version >= 9") {
 		if _, err := db.w.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
