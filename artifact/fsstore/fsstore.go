@@ -21,8 +21,15 @@
 // # Writing and reading
 //
 // Put writes the body to a temp file and the sidecar to another, fsyncs
-// both, then renames the body into place and the sidecar after it, then
-// fsyncs the folder. Each rename is atomic, so a reader (Apache
+// both, then renames the body into place and the sidecar after it. Both
+// are synced before the renames: after a crash a body Apache serves must
+// not be a file of the right size full of zeros, and a rename over a file
+// whose data is not on disk yet makes ext4 write it out first, inside the
+// window between the two renames (hundreds of milliseconds on a busy
+// disk), where readers find the pair disagreeing. The folder is not
+// synced: a rename it forgot after a crash only leaves the artifact old
+// or its pair disagreeing — found and rendered again; an artifact is
+// derived data. Each rename is atomic, so a reader (Apache
 // included) sees a whole old body or a whole new one, never a part. The
 // pair is not atomic: between the renames a reader may find a new body
 // with the old sidecar. Get and Stat catch that with the identity the
@@ -322,8 +329,8 @@ func readDir(root *os.Root, name string) ([]fs.DirEntry, error) {
 	return f.ReadDir(-1)
 }
 
-// Put writes body under key: body and sidecar to temp files, fsync,
-// rename the body then the sidecar into place, fsync the folder.
+// Put writes body under key: body and sidecar to temp files, synced,
+// then the body renamed into place, then the sidecar.
 // Nothing is written when the arguments are invalid.
 func (s *Store) Put(ctx context.Context, key artifact.Key, contentType string, body []byte) (artifact.Meta, error) {
 	if err := artifact.CheckPut(key, contentType, body); err != nil {
@@ -337,13 +344,13 @@ func (s *Store) Put(ctx context.Context, key artifact.Key, contentType string, b
 	if err := s.mkdirs(dir); err != nil {
 		return artifact.Meta{}, err
 	}
-	tmpBody, st, err := s.writeTemp(dir, body)
+	tmpBody, st, err := s.writeTemp(dir, body, true)
 	if err != nil {
 		return artifact.Meta{}, s.ioError("write", dir, err)
 	}
 	m := sidecar{Type: contentType, SHA256: artifact.Sum(body), Size: st.Size(), MTime: st.ModTime().UnixNano(), Ino: ino(st)}
 	js, _ := json.Marshal(m)
-	tmpMeta, _, err := s.writeTemp(dir, js)
+	tmpMeta, _, err := s.writeTemp(dir, js, true)
 	if err != nil {
 		s.root.Remove(tmpBody)
 		return artifact.Meta{}, s.ioError("write", dir, err)
@@ -363,15 +370,12 @@ func (s *Store) Put(ctx context.Context, key artifact.Key, contentType string, b
 		}
 		return artifact.Meta{}, s.ioError("rename into", dir, err)
 	}
-	if err := s.syncDir(dir); err != nil {
-		return artifact.Meta{}, s.ioError("sync", dir, err)
-	}
 	return m.meta(), nil
 }
 
 // writeTemp writes b to a new temp file in dir, mode 0644 whatever the
-// umask, synced, and returns its name and attributes.
-func (s *Store) writeTemp(dir string, b []byte) (string, fs.FileInfo, error) {
+// umask, synced when sync is set, and returns its name and attributes.
+func (s *Store) writeTemp(dir string, b []byte, sync bool) (string, fs.FileInfo, error) {
 	name := tmpName(dir)
 	f, err := s.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fileMode)
 	if err != nil {
@@ -381,7 +385,7 @@ func (s *Store) writeTemp(dir string, b []byte) (string, fs.FileInfo, error) {
 	if err == nil {
 		err = f.Chmod(fileMode) // the umask narrowed OpenFile's mode
 	}
-	if err == nil {
+	if err == nil && sync {
 		err = f.Sync()
 	}
 	var st fs.FileInfo
@@ -434,15 +438,6 @@ func (s *Store) chmodDir(p string) error {
 	}
 	defer f.Close()
 	return f.Chmod(dirMode | fs.ModeDir)
-}
-
-func (s *Store) syncDir(dir string) error {
-	f, err := s.root.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return f.Sync()
 }
 
 // Delete removes key's body, then its sidecar (a crash between leaves a

@@ -437,7 +437,8 @@ func TestTwoStoresOneFolder(t *testing.T) {
 			}
 		})
 	}
-	for i := range 200 {
+	const writes = 100
+	for i := range writes {
 		put(t, w, k, bodies[i%len(bodies)])
 	}
 	close(done)
@@ -445,7 +446,7 @@ func TestTwoStoresOneFolder(t *testing.T) {
 	if len(bad) > 0 {
 		t.Errorf("%d of %d reads went wrong, first: %s", len(bad), reads+len(bad), bad[0])
 	}
-	t.Logf("%d reads during 200 writes from another Store", reads)
+	t.Logf("%d reads during %d writes from another Store", reads, writes)
 }
 
 func TestNewErrors(t *testing.T) {
