@@ -75,7 +75,20 @@ type ctxKey struct{}
 // With returns ctx carrying class c. The innermost class wins: a job a
 // request runs in its own context is the job's.
 func With(ctx context.Context, c Class) context.Context {
+	if _, pinned := ctx.Value(pinKey{}).(bool); pinned {
+		return ctx
+	}
 	return context.WithValue(ctx, ctxKey{}, c)
+}
+
+type pinKey struct{}
+
+// Pin returns ctx carrying class c for good: a With further in keeps it.
+// The rebuild job renders pages through the public routes, which name
+// their class Public; pinned, their statements count as the job's
+// (Worker), so that "public" counts only what readers cause.
+func Pin(ctx context.Context, c Class) context.Context {
+	return context.WithValue(context.WithValue(ctx, ctxKey{}, c), pinKey{}, true)
 }
 
 // Of is the class ctx carries, System when none.
@@ -94,6 +107,7 @@ func Of(ctx context.Context) Class {
 type Counter struct {
 	n     [numClasses]atomic.Uint64
 	drops [numShields]atomic.Uint64 // shield.go
+	ev    eventCounts               // events.go
 }
 
 // Add counts n statements of class c.

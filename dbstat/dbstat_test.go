@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestClassInContext(t *testing.T) {
@@ -145,5 +146,44 @@ func TestDropsShareTheFile(t *testing.T) {
 	Dropped(context.Background(), ShieldAnonAPI) // no counter: nothing, no panic
 	if l.Counter.DropCounts()[ShieldAnonAPI] != 1 {
 		t.Error("Dropped did not count in the context's Counter")
+	}
+}
+
+// TestEventsShareTheFile: artifact hits, misses and rebuilds (with their
+// histogram) add up across processes through the counts file, folding
+// included, as statements do.
+func TestEventsShareTheFile(t *testing.T) {
+	old := compactAt
+	compactAt = 64
+	t.Cleanup(func() { compactAt = old })
+	path := filepath.Join(t.TempDir(), "statements")
+	for range 10 {
+		l := &Log{Path: path, Counter: &Counter{}}
+		l.Counter.Count(ArtifactHit)
+		l.Counter.Count(ArtifactHit)
+		l.Counter.Count(ArtifactMiss)
+		l.Counter.Rebuilt(3 * time.Millisecond) // the 0.005 bucket
+		l.Counter.Rebuilt(time.Minute)          // +Inf
+		if err := l.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l := &Log{Path: path, Counter: &Counter{}}
+	l.Counter.Count(ArtifactStale) // not flushed: counted anyway
+	ev, err := l.EventTotals()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.N[ArtifactHit] != 20 || ev.N[ArtifactMiss] != 10 || ev.N[ArtifactRebuild] != 20 || ev.N[ArtifactStale] != 1 {
+		t.Errorf("events %v; want 20 hits, 10 misses, 20 rebuilds, 1 stale", ev.N)
+	}
+	if ev.Buckets[2] != 10 || ev.Buckets[len(RebuildBuckets)] != 10 {
+		t.Errorf("rebuild buckets %v; want 10 in le=0.005 and 10 in +Inf", ev.Buckets)
+	}
+	if want := 10 * (0.003 + 60); ev.Seconds < want-0.001 || ev.Seconds > want+0.001 {
+		t.Errorf("rebuild seconds %v; want %v", ev.Seconds, want)
+	}
+	if stmts, _ := l.Totals(); stmts[Public] != 0 {
+		t.Errorf("events counted as statements: %v", stmts)
 	}
 }

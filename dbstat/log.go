@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"syscall"
 )
@@ -33,13 +34,14 @@ func (l *Log) Flush() error {
 	if l == nil || l.Path == "" || l.Counter == nil {
 		return nil
 	}
-	m, d := l.Counter.take(), l.Counter.takeDrops()
-	if len(m) == 0 && len(d) == 0 {
+	m, d, ev := l.Counter.take(), l.Counter.takeDrops(), l.Counter.ev.lines(true)
+	if len(m) == 0 && len(d) == 0 && len(ev) == 0 {
 		return nil
 	}
-	size, err := l.appendLocked(format(m, d))
+	size, err := l.appendLocked(format(m, d, ev))
 	if err != nil {
 		l.Counter.giveBack(m, d)
+		l.Counter.ev.add(ev)
 		return fmt.Errorf("dbstat: %w", err)
 	}
 	if size > compactAt {
@@ -106,11 +108,11 @@ func (l *Log) compact() error {
 	if !samePath(f, l.Path) {
 		return nil // another process folded it first
 	}
-	sums, drops, err := read(f)
+	sums, drops, ev, err := read(f)
 	if err != nil {
 		return err
 	}
-	b := format(sums, drops)
+	b := format(sums, drops, ev)
 	tmp, err := os.CreateTemp(filepath.Dir(l.Path), ".dbstat-*")
 	if err != nil {
 		return err
@@ -127,7 +129,7 @@ func (l *Log) compact() error {
 // A missing file is zero counts.
 func (l *Log) Totals() (map[Class]uint64, error) {
 	out := l.Counter.Counts()
-	sums, _, err := l.readLocked()
+	sums, _, _, err := l.readLocked()
 	for c, v := range sums {
 		out[c] += v
 	}
@@ -137,36 +139,45 @@ func (l *Log) Totals() (map[Class]uint64, error) {
 // DropTotals is Totals for the shields' drops.
 func (l *Log) DropTotals() (map[Shield]uint64, error) {
 	out := l.Counter.DropCounts()
-	_, drops, err := l.readLocked()
+	_, drops, _, err := l.readLocked()
 	for s, v := range drops {
 		out[s] += v
 	}
 	return out, err
 }
 
+// EventTotals is Totals for the events.
+func (l *Log) EventTotals() (EventCounts, error) {
+	var all eventCounts
+	all.add(l.Counter.ev.lines(false))
+	_, _, ev, err := l.readLocked()
+	all.add(ev)
+	return all.counts(), err
+}
+
 // readLocked sums the file under a shared lock; a missing file is empty.
-func (l *Log) readLocked() (map[Class]uint64, map[Shield]uint64, error) {
+func (l *Log) readLocked() (map[Class]uint64, map[Shield]uint64, map[string]uint64, error) {
 	f, err := os.Open(l.Path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("dbstat: %w", err)
+		return nil, nil, nil, fmt.Errorf("dbstat: %w", err)
 	}
 	defer f.Close()
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); err != nil {
-		return nil, nil, fmt.Errorf("dbstat: %w", err)
+		return nil, nil, nil, fmt.Errorf("dbstat: %w", err)
 	}
-	sums, drops, err := read(f)
+	sums, drops, ev, err := read(f)
 	if err != nil {
-		return nil, nil, fmt.Errorf("dbstat: %s: %w", l.Path, err)
+		return nil, nil, nil, fmt.Errorf("dbstat: %s: %w", l.Path, err)
 	}
-	return sums, drops, nil
+	return sums, drops, ev, nil
 }
 
 // format writes counts as the file's lines: "<class> <n>" for statements,
-// "shield:<name> <n>" for drops.
-func format(m map[Class]uint64, d map[Shield]uint64) []byte {
+// "shield:<name> <n>" for drops, and the events' lines (events.go).
+func format(m map[Class]uint64, d map[Shield]uint64, ev map[string]uint64) []byte {
 	var b bytes.Buffer
 	for _, c := range Classes() {
 		if v := m[c]; v > 0 {
@@ -178,14 +189,22 @@ func format(m map[Class]uint64, d map[Shield]uint64) []byte {
 			fmt.Fprintf(&b, "shield:%s %d\n", sh, v)
 		}
 	}
+	names := make([]string, 0, len(ev))
+	for n := range ev {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		fmt.Fprintf(&b, "%s %d\n", n, ev[n])
+	}
 	return b.Bytes()
 }
 
 // read sums a counts file. A line it cannot read (a class a newer murlog
 // added, a torn write after a crash) is skipped, not fatal: counters are
 // for watching, and one lost line must not hide all the others.
-func read(f *os.File) (map[Class]uint64, map[Shield]uint64, error) {
-	sums, drops := map[Class]uint64{}, map[Shield]uint64{}
+func read(f *os.File) (map[Class]uint64, map[Shield]uint64, map[string]uint64, error) {
+	sums, drops, ev := map[Class]uint64{}, map[Shield]uint64{}, map[string]uint64{}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		name, num, ok := bytes.Cut(sc.Bytes(), []byte(" "))
@@ -204,7 +223,11 @@ func read(f *os.File) (map[Class]uint64, map[Shield]uint64, error) {
 		}
 		if c, ok := parse(string(name)); ok {
 			sums[c] += v
+			continue
+		}
+		if bytes.HasPrefix(name, []byte("event:")) || bytes.HasPrefix(name, []byte("rebuild_")) {
+			ev[string(name)] += v
 		}
 	}
-	return sums, drops, sc.Err()
+	return sums, drops, ev, sc.Err()
 }

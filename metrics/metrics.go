@@ -42,6 +42,12 @@ type DropSource interface {
 	Drops() (map[dbstat.Shield]uint64, error)
 }
 
+// EventSource is a Source that also counts the read path's events
+// (artifact hits, misses, rebuilds): every process's totals.
+type EventSource interface {
+	Events() (dbstat.EventCounts, error)
+}
+
 // StatementSource is a Source that also counts database statements by
 // class (dbstat): every process's totals, this one's included.
 type StatementSource interface {
@@ -138,6 +144,35 @@ func Render(ctx context.Context, src Source) ([]byte, error) {
 		for _, s := range dbstat.Shields() {
 			fmt.Fprintf(&b, "shield_drops_total{shield=%q} %d\n", s, drops[s])
 		}
+	}
+	if es, ok := src.(EventSource); ok {
+		ev, err := es.Events()
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range []struct {
+			ev   dbstat.Event
+			help string
+		}{
+			{dbstat.ArtifactHit, "Public reads answered from an artifact (the resident server's and CGI's; Apache's own hits are in its access log)."},
+			{dbstat.ArtifactMiss, "Public reads that rendered their artifact."},
+			{dbstat.ArtifactStale, "Public reads answered with the last artifact because rendering it failed."},
+			{dbstat.ArtifactRebuild, "Artifacts rendered again by the rebuild after a write."},
+		} {
+			name := e.ev.String() + "_total"
+			family(&b, name, "counter", e.help)
+			fmt.Fprintf(&b, "%s %d\n", name, ev.N[e.ev])
+		}
+		family(&b, "artifact_rebuild_seconds", "histogram", "How long rendering and storing one artifact took in the rebuild.")
+		var cum uint64
+		for i, le := range dbstat.RebuildBuckets {
+			cum += ev.Buckets[i]
+			fmt.Fprintf(&b, "artifact_rebuild_seconds_bucket{le=%q} %d\n", strconv.FormatFloat(le, 'g', -1, 64), cum)
+		}
+		cum += ev.Buckets[len(dbstat.RebuildBuckets)]
+		fmt.Fprintf(&b, "artifact_rebuild_seconds_bucket{le=\"+Inf\"} %d\n", cum)
+		fmt.Fprintf(&b, "artifact_rebuild_seconds_sum %s\n", num(ev.Seconds))
+		fmt.Fprintf(&b, "artifact_rebuild_seconds_count %d\n", cum)
 	}
 	if ss, ok := src.(StatementSource); ok {
 		counts, err := ss.Statements()
