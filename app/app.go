@@ -82,6 +82,10 @@ type App struct {
 	themesOnce sync.Once
 	themes     *theme.Set // the public blog's themes, built once (see themeSet)
 
+	// inner is the app's routes without the artifact layer and the guard:
+	// what renders artifacts.
+	inner http.Handler
+
 	// stmts counts this process's database statements by class
 	// (db_statements_total); installed.stmtLog adds them to the data
 	// directory's totals when the process closes.
@@ -256,7 +260,9 @@ func (a *App) routes() http.Handler {
 	}
 	// The inboxes and the personas' negotiated addresses: see dispatch.
 	mux.Handle("/", dispatched(rooms))
-	var h http.Handler = mux
+	a.inner = mux
+	// Public reads are answered from artifacts first (app/artifacts.go).
+	var h http.Handler = a.artifacts(mux)
 	if a.opts.CavageOnly {
 		h = refuseRFC9421Inbox(h)
 	}
@@ -316,6 +322,9 @@ func (m metricsSource) WriteBreakerOpen() bool {
 
 // Drops are every process's shield drops, this one's included.
 func (m metricsSource) Drops() (map[dbstat.Shield]uint64, error) { return m.in.stmtLog.DropTotals() }
+
+// Events are every process's artifact hits, misses and rebuilds.
+func (m metricsSource) Events() (dbstat.EventCounts, error) { return m.in.stmtLog.EventTotals() }
 
 // Statements are every process's statement counts, this one's included.
 func (m metricsSource) Statements() (map[dbstat.Class]uint64, error) { return m.in.stmtLog.Totals() }

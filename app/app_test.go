@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -35,7 +36,24 @@ func TestServeRunsTheWorker(t *testing.T) {
 	ready := make(chan net.Addr, 1)
 	go func() { done <- app.Serve(sctx, s.App, "127.0.0.1:0", func(a net.Addr) { ready <- a }) }()
 	<-ready
-	time.Sleep(100 * time.Millisecond) // the worker is idle, waiting
+	// The worker is idle, waiting, once what setup left (the artifact
+	// rebuild of the new site) has run.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		busy := 0
+		cs, err := s.App.Queue().Counts(ctx)
+		for _, c := range cs {
+			if c.State == queue.StateRunning || c.State == queue.StatePending {
+				busy += c.N
+			}
+		}
+		if err == nil && busy == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("jobs still runnable 10 s after serve started: %+v, %v", cs, err)
+		}
+		runtime.Gosched()
+	}
 	start := time.Now()
 	if err := s.App.Store().Update(ctx, func(tx store.Tx) error {
 		return tx.Jobs().Enqueue(queue.NewJob("test.serve", []byte(`{}`)))

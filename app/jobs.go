@@ -58,6 +58,7 @@ func (a *App) wireJobs(ctx context.Context, in *installed) error {
 	post.RegisterJobs(in.registry, in.eng.store)
 	social.RegisterJobs(in.registry, in.eng.store)
 	inbox.RegisterJobs(in.registry, in.eng.store)
+	a.registerRebuild(in.registry)
 	a.wireFederationJobs(in)
 	return nil
 }

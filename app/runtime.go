@@ -10,6 +10,7 @@ import (
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/api"
+	"github.com/murlog/murlog/artifact"
 	"github.com/murlog/murlog/auth"
 	"github.com/murlog/murlog/blog"
 	"github.com/murlog/murlog/config"
@@ -24,6 +25,7 @@ import (
 	"github.com/murlog/murlog/my"
 	"github.com/murlog/murlog/outbound"
 	"github.com/murlog/murlog/persona"
+	"github.com/murlog/murlog/prerender"
 	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/settings"
 	"github.com/murlog/murlog/setup"
@@ -82,6 +84,11 @@ type running struct {
 	blogLoader *blog.Loader
 	// siteConfig is the personas' public-site settings (app/siteconfig.go).
 	siteConfig *siteconfig.Service
+	// The rendered public site (app/artifacts.go); nil when its folder
+	// cannot be used.
+	artifactStore artifact.Store
+	pre           *prerender.Server
+	rebuild       *prerender.Rebuilder
 }
 
 // open checks the data directory, opens (and migrates) the database and
@@ -143,6 +150,7 @@ func (a *App) run(ctx context.Context, in *installed) (*running, error) {
 	// The federation documents and the blog's URLs name the domain.
 	a.wireFederation(rt)
 	a.wireBlog(rt)
+	a.wireArtifacts(rt)
 	// A persona's public-site settings show on its pages; the primary
 	// persona's name and introduction are also NodeInfo's, so the API's
 	// Changed drops the federation documents when they are edited.

@@ -2,9 +2,8 @@ package blog
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
+	"github.com/murlog/murlog/artifact"
 	"io"
 	"log/slog"
 	"net/http"
@@ -388,7 +387,7 @@ func (h *Handler) write(w http.ResponseWriter, r *http.Request, status int, ct [
 	hd["Cache-Control"] = h.hdr.noCache
 	tag := ETag(body)
 	hd["Etag"] = []string{tag}
-	if status == http.StatusOK && matchETag(r.Header.Get("If-None-Match"), tag) {
+	if status == http.StatusOK && httpd.MatchETag(r.Header.Get("If-None-Match"), tag) {
 		delete(hd, "Content-Type")
 		w.WriteHeader(http.StatusNotModified)
 		return
@@ -400,28 +399,7 @@ func (h *Handler) write(w http.ResponseWriter, r *http.Request, status int, ct [
 	}
 }
 
-// ETag is the strong entity tag of a body: the first 128 bits of its
-// SHA-256, so the same bytes (from a request or an artifact) get the same
-// tag in every process.
-func ETag(body []byte) string {
-	sum := sha256.Sum256(body)
-	var b [34]byte
-	b[0], b[33] = '"', '"'
-	hex.Encode(b[1:33], sum[:16])
-	return string(b[:])
-}
-
-// matchETag reports whether an If-None-Match header names tag ("*", or
-// any listed tag by the weak comparison RFC 9110 prescribes for it).
-func matchETag(header, tag string) bool {
-	if header == "" {
-		return false
-	}
-	for _, t := range strings.Split(header, ",") {
-		t = strings.TrimSpace(t)
-		if t == "*" || strings.TrimPrefix(t, "W/") == tag {
-			return true
-		}
-	}
-	return false
-}
+// ETag is the strong entity tag of a body (artifact.ETagOf), so the
+// same bytes, from a request or an artifact, get the same tag in every
+// process and a browser's copy stays valid across the two.
+func ETag(body []byte) string { return artifact.ETagOf(artifact.Sum(body)) }

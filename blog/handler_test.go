@@ -264,17 +264,18 @@ func TestSiteCache(t *testing.T) {
 	}
 }
 
-// TestStoreFailureIs500: a store that fails gives a 500 naming nothing
-// of the cause, HTML and API alike.
-func TestStoreFailureIs500(t *testing.T) {
+// TestStoreFailureIs503: a store that cannot be read gives a 503 naming
+// nothing of the cause but that (the site is down, not broken: come back
+// later), HTML and API alike.
+func TestStoreFailureIs503(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.note("x")
 	e.db.Close()
 	for _, path := range []string{"/", "/@alice", "/api/pub/personas/alice/posts", "/sitemap.xml"} {
 		r := e.get(path)
-		if r.status != 500 || strings.Contains(strings.ToLower(r.body), "sql") || strings.Contains(r.body, "closed") {
-			t.Errorf("GET %s with the store closed = %d %q; want 500 with no detail", path, r.status, r.body)
+		if r.status != 503 || strings.Contains(strings.ToLower(r.body), "sql") {
+			t.Errorf("GET %s with the store closed = %d %q; want 503 with no detail", path, r.status, r.body)
 		}
 	}
 }

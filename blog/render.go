@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/murlog/murlog/blog/feed"
+	"github.com/murlog/murlog/blog/meta"
 	"github.com/murlog/murlog/theme"
 )
 
@@ -71,6 +72,16 @@ const BaseCSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; fo
 // the page sends a page_view. Scripts are never inline ('unsafe-inline' is
 // not allowed): the data blocks (JSON, JSON-LD) are not scripts.
 func CSP(p *Page) string { return csp(p, "'none'") }
+
+// ArtifactCSP is the policy sent with every page served from an artifact
+// (by Apache, or by the resident server): the union of what any page may
+// need, every share widget's hosts and Google Analytics'. Each artifact
+// carries its own page's CSP in a meta element too (package prerender),
+// and a browser enforces both, so a page gets exactly its own policy;
+// this header adds frame-ancestors, which a meta element cannot carry.
+func ArtifactCSP() string {
+	return csp(&Page{Share: &Share{X: true, Facebook: true, Hatena: true}, Meta: meta.Meta{GA: &meta.Analytics{}}}, "'none'")
+}
 
 // PreviewCSP is CSP but lets the site's own pages frame the page: the
 // owner's app shows a theme's preview (Loader.PreviewPage) in an iframe.

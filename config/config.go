@@ -43,8 +43,13 @@ type Config struct {
 	// ThemesDir holds the public blog's themes (<name>/theme.json …); when
 	// it does not exist the copy built into the binary is used.
 	ThemesDir string
-	Listen    string // serve mode address
-	Scheme    string // "https" (default) or "http" for local testing
+	// ArtifactDir holds the rendered public site (package prerender);
+	// empty means the folder _site beside murlog.ini on a CGI install
+	// (inside the document root, where Apache serves it) and
+	// <data_dir>/artifacts otherwise (app.artifactDir).
+	ArtifactDir string
+	Listen      string // serve mode address
+	Scheme      string // "https" (default) or "http" for local testing
 	// TrustedProxy lists the networks whose X-Forwarded-For is believed
 	// when finding the client address (for the login rate limit).
 	TrustedProxy []netip.Prefix
@@ -80,7 +85,7 @@ type Config struct {
 }
 
 // Keys lists every key murlog.ini accepts, in the order they are written.
-var Keys = []string{"db_driver", "data_dir", "media_path", "web_dir", "themes_dir", "listen", "scheme", "trusted_proxy", "log_level",
+var Keys = []string{"db_driver", "data_dir", "media_path", "web_dir", "themes_dir", "artifact_dir", "listen", "scheme", "trusted_proxy", "log_level",
 	"worker_min_concurrency", "worker_max_concurrency", "metrics_token", "queue_dual_write", "queue_read_from",
 	"queue_single_write", "allow_private_network", "inbox_rate_limit", "job_lease"}
 
@@ -195,6 +200,8 @@ func (c *Config) set(key, v string) error {
 		c.WebDir, err = path()
 	case "themes_dir":
 		c.ThemesDir, err = path()
+	case "artifact_dir":
+		c.ArtifactDir, err = path()
 	case "listen":
 		if _, _, e := splitHostPort(v); e != nil {
 			return e

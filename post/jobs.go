@@ -96,6 +96,15 @@ func publish(ctx context.Context, st store.Store, p PublishPayload) error {
 		if _, err = tx.Personas().RecountPosts(post.PersonaID, tx.Now()); err != nil {
 			return err
 		}
+		// Out now, with no write to the post itself: its pages and its
+		// tags' are marked here, as a write would have marked them.
+		marks := []string{"post/" + post.ID, "persona/" + post.PersonaID}
+		for _, tag := range post.Tags {
+			marks = append(marks, "tag/"+tag)
+		}
+		if err := tx.DirtyKeys().Mark(marks...); err != nil {
+			return err
+		}
 		if post.Page {
 			return nil // a page is never federated (see federate)
 		}

@@ -33,7 +33,8 @@ func TestRepeatedDeliveriesCarryOneActivityID(t *testing.T) {
 	e := newEnv(t)
 	e.followers(1, 2, false, "r") // two inboxes: /users/u0/inbox, /users/u1/inbox
 	q := queue.New(e.db.Queue(), queue.Options{Policies: e.reg})
-	killed := worker.New(worker.Options{Queue: lostAcks{q}, Registry: e.reg, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	killed := worker.New(worker.Options{Queue: lostAcks{q}, Registry: e.reg, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Hold: notRebuilds})
 	p := e.publish(post.CreateInput{})
 	if n, err := killed.RunBatch(ctx, 100, 30*time.Second); err != nil || n != 3 {
 		t.Fatalf("the worker whose acks are lost ran %d jobs, %v; want the fan-out and its 2 deliveries", n, err)

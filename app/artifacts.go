@@ -1,0 +1,112 @@
+package app
+
+import (
+	"context"
+	"net/http"
+	"path/filepath"
+
+	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/artifact"
+	"github.com/murlog/murlog/artifact/fsstore"
+	"github.com/murlog/murlog/blog"
+	"github.com/murlog/murlog/cgi"
+	"github.com/murlog/murlog/config"
+	"github.com/murlog/murlog/prerender"
+	"github.com/murlog/murlog/worker"
+)
+
+// siteDirName is the artifact folder of a CGI install, beside murlog.ini
+// in the document root, where the .htaccess rules map URLs onto it.
+const siteDirName = "_site"
+
+// artifactDir is where the site's artifacts live: artifact_dir when set;
+// else, on a CGI install (this process is CGI, or the .htaccess beside
+// murlog.ini carries murlog's block, for the worker and the command line
+// of such a site), the folder _site beside murlog.ini, which Apache
+// serves; else <data_dir>/artifacts.
+func (a *App) artifactDir(cfg *config.Config) string {
+	if cfg.ArtifactDir != "" {
+		return cfg.ArtifactDir
+	}
+	dir := filepath.Dir(cfg.Path)
+	if a.opts.OneShot || cgi.HasBlock(dir) {
+		return filepath.Join(dir, siteDirName)
+	}
+	return filepath.Join(cfg.DataDir, "artifacts")
+}
+
+// wireArtifacts opens the artifact store of a running site and builds
+// the renderer, the serve-side layer and the rebuild over it. A folder
+// murlog cannot open leaves the site without artifacts — every read is
+// rendered as before — and says so in the log.
+func (a *App) wireArtifacts(rt *running) {
+	dir := a.artifactDir(rt.cfg)
+	st, err := fsstore.New(dir)
+	if err != nil {
+		a.log.Error("the artifact folder cannot be used: every public read is rendered, none is kept",
+			"dir", dir, "err", err.Error())
+		return
+	}
+	rt.artifactStore = st
+	rd := &prerender.Renderer{Handler: http.HandlerFunc(a.renderRoute), Store: st, Site: rt.site.Domain,
+		Rebuilt: a.stmts.Rebuilt}
+	rt.pre = &prerender.Server{Renderer: rd, Log: a.log, Now: a.opts.Now, Events: &a.stmts,
+		Headers: prerender.Headers{PageCSP: blog.ArtifactCSP(), BaseCSP: blog.BaseCSP},
+		Locked: func() bool {
+			st, err := rt.controls.Current(context.Background())
+			return err == nil && st.Lockdown.Active(a.opts.Now())
+		}}
+	rt.rebuild = &prerender.Rebuilder{Renderer: rd, Store: rt.eng.store, Log: a.log, Now: a.opts.Now,
+		Forget: rt.pre.Forget,
+		// A resident process caches personas and settings for seconds;
+		// what the rebuild renders must be what the write committed.
+		Invalidate: func() { rt.fed.Invalidate(); rt.blogLoader.Invalidate() }}
+}
+
+// renderRoute is the app's public routes as they answer dynamically: what
+// the renderer turns into artifacts.
+func (a *App) renderRoute(w http.ResponseWriter, r *http.Request) { a.inner.ServeHTTP(w, r) }
+
+// artifacts answers public reads from artifacts when the running site
+// has them, and hands the rest (and everything before setup) to next.
+func (a *App) artifacts(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rt := a.running.Load(); rt != nil && rt.pre != nil {
+			rt.pre.Wrap(next).ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// registerRebuild registers artifacts.rebuild: it runs with the running
+// site's rebuilder, and waits (retries) while setup is not complete.
+func (a *App) registerRebuild(r *worker.Registry) {
+	prerender.RegisterJobs(r, func() (*prerender.Rebuilder, error) {
+		rt := a.running.Load()
+		if rt == nil {
+			return nil, murlog.Errorf(murlog.EUnavailable, "setup is not complete: no site to render")
+		}
+		return rt.rebuild, nil // nil without an artifact folder: nothing to do
+	})
+}
+
+// Artifacts returns the running site's rebuilder and artifact store (nil
+// before setup completes, or when the artifact folder cannot be used):
+// `murlog artifacts` and the tests drive them.
+func (a *App) Artifacts() (*prerender.Rebuilder, artifact.Store) {
+	rt := a.running.Load()
+	if rt == nil || rt.rebuild == nil {
+		return nil, nil
+	}
+	return rt.rebuild, rt.artifactStore
+}
+
+// ArtifactCounts returns this process's artifact hits, misses and stale
+// answers (serve mode's micro-cache).
+func (a *App) ArtifactCounts() prerender.Counts {
+	if rt := a.running.Load(); rt != nil && rt.pre != nil {
+		return rt.pre.Counts()
+	}
+	return prerender.Counts{}
+}

@@ -1,0 +1,403 @@
+package prerender
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/artifact"
+	"github.com/murlog/murlog/dbstat"
+	"github.com/murlog/murlog/queue"
+	"github.com/murlog/murlog/store"
+	"github.com/murlog/murlog/worker"
+)
+
+// TopicRebuild is the job that renders what writes marked. Migration
+// 016's triggers enqueue it with the marks; its payload is empty.
+const TopicRebuild = "artifacts.rebuild"
+
+// rebuildPolicy: a rebuild that fails (the database busy, a disk full)
+// leaves the marks in place and the old artifacts served; it retries
+// quickly, and gives up only after many tries — the next write enqueues
+// it again anyway.
+var rebuildPolicy = queue.Policy{MaxAttempts: 10, Timeout: 2 * time.Minute, Backoff: func(attempt int) time.Duration {
+	return min(time.Second<<min(attempt-1, 6), time.Minute)
+}}
+
+// Rebuilder renders the artifacts the dirty marks name.
+type Rebuilder struct {
+	Renderer *Renderer
+	Store    store.Store
+	// Forget, when set, drops rebuilt keys from this process's
+	// micro-cache (Server.Forget).
+	Forget func(...artifact.Key)
+	// Invalidate, when set, drops the process's caches of what pages
+	// are made of (personas, settings) before a run renders.
+	Invalidate func()
+	Log        *slog.Logger
+	// Budget is how long one run may render before it hands the rest to
+	// a new job (a site-wide rebuild of a big site is many runs, each
+	// short, so a CGI worker's lifetime and the job lease hold); 20 s
+	// when zero.
+	Budget time.Duration
+	Now    func() time.Time
+}
+
+// RegisterJobs registers artifacts.rebuild with the worker's registry.
+// rebuilder returns the site's Rebuilder when the job runs (the site may
+// be set up after the worker started); nil means the site keeps no
+// artifacts, and the job has nothing to do.
+func RegisterJobs(r *worker.Registry, rebuilder func() (*Rebuilder, error)) {
+	worker.Register(r, TopicRebuild, rebuildPolicy, func(ctx context.Context, _ struct{}, _ *queue.Job) error {
+		rb, err := rebuilder()
+		if err != nil || rb == nil {
+			return err
+		}
+		_, err = rb.Run(ctx)
+		return err
+	})
+}
+
+// Stats is what one Run did.
+type Stats struct {
+	Rendered int // keys rendered (stored or deleted)
+	Failed   int // keys whose render failed; their marks stay
+	Left     int // marks left for the next run
+}
+
+// renderers is how many keys one mark renders at once.
+const renderers = 4
+
+// marksPerRead is how many marks one pass reads.
+const marksPerRead = 200
+
+// Run renders what the marks name, oldest first, and clears each mark
+// whose keys were all rendered — unless a write marked it again meanwhile
+// (its generation moved on). A mark whose keys failed stays, and Run
+// returns an error, so the job retries; marks left when the budget ran
+// out go to a new job.
+func (rb *Rebuilder) Run(ctx context.Context) (Stats, error) {
+	ctx = dbstat.Pin(ctx, dbstat.Of(ctx))
+	if rb.Invalidate != nil {
+		rb.Invalidate()
+	}
+	var st Stats
+	start := rb.now()
+	budget := cmp.Or(rb.Budget, 20*time.Second)
+	var failed []error
+	skip := map[string]bool{} // marks that failed in this run: not read again
+	for rb.now().Sub(start) < budget {
+		var marks []store.DirtyKey
+		err := rb.Store.View(ctx, func(tx store.Tx) (err error) {
+			marks, err = tx.DirtyKeys().Oldest(marksPerRead)
+			return err
+		})
+		if err != nil {
+			return st, err
+		}
+		var todo []store.DirtyKey
+		for _, m := range marks {
+			if !skip[m.Key] {
+				todo = append(todo, m)
+			}
+		}
+		if len(todo) == 0 {
+			break
+		}
+		var done []store.DirtyKey
+		for _, m := range todo {
+			if rb.now().Sub(start) >= budget {
+				break
+			}
+			n, err := rb.mark(ctx, m)
+			st.Rendered += n
+			if err != nil {
+				st.Failed++
+				skip[m.Key] = true
+				failed = append(failed, fmt.Errorf("%s: %w", m.Key, err))
+				continue
+			}
+			done = append(done, m)
+		}
+		if len(done) > 0 {
+			if err := rb.Store.Update(ctx, func(tx store.Tx) error {
+				_, err := tx.DirtyKeys().Clear(done...)
+				return err
+			}); err != nil {
+				return st, err
+			}
+		}
+	}
+	err := rb.Store.Update(ctx, func(tx store.Tx) error {
+		n, err := tx.DirtyKeys().Count()
+		st.Left = n - len(skip)
+		if err != nil || st.Left <= 0 || len(failed) > 0 {
+			return err
+		}
+		// The budget ran out with marks left: a new job goes on (this
+		// one's id is taken; a new id is a new job).
+		return tx.Jobs().Enqueue(queue.Job{ID: murlog.NewID(), Topic: TopicRebuild, Payload: []byte("{}"),
+			Priority: 3})
+	})
+	if err != nil {
+		return st, err
+	}
+	if len(failed) > 0 {
+		return st, errors.Join(failed...)
+	}
+	return st, nil
+}
+
+func (rb *Rebuilder) now() time.Time {
+	if rb.Now != nil {
+		return rb.Now()
+	}
+	return time.Now()
+}
+
+// mark expands one mark into keys and renders them; a mark that only
+// expands into others (site) marks them instead.
+func (rb *Rebuilder) mark(ctx context.Context, m store.DirtyKey) (int, error) {
+	if m.Key == "site" {
+		return 0, rb.markAll(ctx)
+	}
+	keys, drop, err := rb.Expand(ctx, m.Key)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	var errs []error
+	for _, k := range drop {
+		if err := Delete(ctx, rb.Renderer.Store, k); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	// Renders run a few at a time: each waits mostly on its fsyncs, which
+	// the filesystem commits together.
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, renderers)
+	for _, k := range keys {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			_, err := rb.Renderer.Rebuild(ctx, k)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, err)
+				return
+			}
+			n++
+		})
+	}
+	wg.Wait()
+	if rb.Forget != nil {
+		rb.Forget(append(keys, drop...)...)
+	}
+	return n, errors.Join(errs...)
+}
+
+// markAll turns the site-wide mark into a mark per artifact: every one
+// stored (the lazily made ones included) and the core documents of every
+// persona, so a theme change renders everything in the background, a
+// batch at a time, while the previous artifacts are served; the number of
+// marks left is the progress /my/ shows.
+func (rb *Rebuilder) markAll(ctx context.Context) error {
+	var scopes []string
+	err := rb.Renderer.Store.List(ctx, "", func(k artifact.Key) error {
+		s := k.String()
+		if !strings.HasSuffix(s, gzSuffix) && !Immutable(k) {
+			scopes = append(scopes, "key:"+s)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	err = rb.Store.View(ctx, func(tx store.Tx) error {
+		ps, err := tx.Personas().List()
+		for _, p := range ps {
+			scopes = append(scopes, "persona/"+p.ID, "key:wf/"+p.Username+".jrd", "key:api/@"+p.Username+"/config.json")
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	scopes = append(scopes, "key:misc/robots.txt", "key:misc/nodeinfo.json", "runtime")
+	for len(scopes) > 0 {
+		n := min(len(scopes), store.MaxMarkKeys)
+		batch := scopes[:n]
+		scopes = scopes[n:]
+		if err := rb.Store.Update(ctx, func(tx store.Tx) error { return tx.DirtyKeys().Mark(batch...) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Expand returns the keys a mark names, with what the database says
+// now: those to render again, and those only to drop — the variants of
+// list pages (another mode or order), which few readers ask for, and
+// addresses that now redirect; the next request for one renders it.
+func (rb *Rebuilder) Expand(ctx context.Context, mark string) (render, drop []artifact.Key, err error) {
+	kind, arg, _ := strings.Cut(mark, "/")
+	var out, gone []string
+	add := func(ss ...string) { out = append(out, ss...) }
+	variants := func(base string) {
+		ks := listKeys(base)
+		add(ks[0])
+		gone = append(gone, ks[1:]...)
+	}
+	now := rb.now()
+	if strings.HasPrefix(mark, "key:") {
+		add(mark[len("key:"):])
+		return parseKeys(out), nil, nil
+	}
+	err = rb.Store.View(ctx, func(tx store.Tx) error {
+		switch kind {
+		case "runtime":
+			add("api/runtime.json")
+		case "post":
+			p, err := tx.Posts().Get(arg)
+			if murlog.ErrorCode(err) == murlog.ENotFound {
+				return nil // deleted since: its gone/ mark renders its end
+			}
+			if err != nil {
+				return err
+			}
+			u, err := username(tx, p.PersonaID)
+			if err != nil || u == "" {
+				return err
+			}
+			add("html/@"+u+"/"+cmp.Or(p.Slug, p.ID)+"/index.html", "ap/@"+u+"/"+p.ID+".as")
+			if p.Slug != "" {
+				gone = append(gone, "html/@"+u+"/"+p.ID+"/index.html") // a redirect to the slug
+			}
+			if p.PublicAt(now) {
+				return neighbours(tx, u, p, now, add)
+			}
+		case "persona", "social":
+			pr, err := tx.Personas().Get(arg)
+			if murlog.ErrorCode(err) == murlog.ENotFound {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			u := pr.Username
+			if kind == "social" {
+				add("ap/@"+u+"/followers.as", "ap/@"+u+"/following.as")
+				return nil
+			}
+			variants("html/@" + u + "/index")
+			variants("html/index")
+			add("feeds/@"+u+"/feed.rss", "feeds/@"+u+"/feed.atom", "ap/@"+u+".as", "ap/@"+u+"/outbox.as",
+				"ap/@"+u+"/featured.as", "misc/sitemap.xml", "misc/nodeinfo-2.0.json", "misc/nodeinfo-2.1.json")
+			return rb.Renderer.Store.List(ctx, "api/@"+u+"/", func(k artifact.Key) error {
+				if s := k.String(); !strings.HasSuffix(s, gzSuffix) {
+					add(s)
+				}
+				return nil
+			})
+		case "tag":
+			variants("html/tags/" + arg + "/index")
+			add("feeds/tags/"+arg+"/feed.rss", "feeds/tags/"+arg+"/feed.atom")
+		case "gone", "slug":
+			pid, seg, _ := strings.Cut(arg, "/")
+			u, err := username(tx, pid)
+			if err != nil || u == "" {
+				return err
+			}
+			add("html/@" + u + "/" + seg + "/index.html")
+			if kind == "gone" {
+				add("ap/@" + u + "/" + seg + ".as")
+			}
+		case "near":
+			pid, at, _ := strings.Cut(arg, "/")
+			us, err := strconv.ParseInt(at, 10, 64)
+			if err != nil {
+				return nil // not ours to render
+			}
+			u, err := username(tx, pid)
+			if err != nil || u == "" {
+				return err
+			}
+			t := time.UnixMicro(us).UTC()
+			return neighbours(tx, u, &murlog.Post{PersonaID: pid, PublishedAt: &t, Visibility: murlog.VisibilityPublic}, now, add)
+		}
+		return nil
+	})
+	return parseKeys(out), parseKeys(gone), err
+}
+
+// listKeys are a list page's keys: the first page in each variant.
+func listKeys(base string) []string {
+	out := make([]string, len(listVariants))
+	for i, v := range listVariants {
+		out[i] = base + v.suffix + ".html"
+	}
+	return out
+}
+
+func username(tx store.Tx, personaID string) (string, error) {
+	p, err := tx.Personas().Get(personaID)
+	if murlog.ErrorCode(err) == murlog.ENotFound {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return p.Username, nil
+}
+
+// neighbours adds the pages of the posts before and after p: their
+// "older" and "newer" links name p.
+func neighbours(tx store.Tx, u string, p *murlog.Post, now time.Time, add func(...string)) error {
+	older, newer, err := tx.PublicPosts().Neighbours(p, now)
+	if err != nil {
+		return err
+	}
+	for _, q := range []*murlog.Post{older, newer} {
+		if q != nil {
+			add("html/@" + u + "/" + cmp.Or(q.Slug, q.ID) + "/index.html")
+		}
+	}
+	return nil
+}
+
+// parseKeys keeps the strings that are keys, each once: a mark from an
+// odd persona name or tag (one a key cannot hold) renders nothing, and
+// its page stays dynamic.
+func parseKeys(ss []string) []artifact.Key {
+	seen := map[string]bool{}
+	var out []artifact.Key
+	for _, s := range ss {
+		if seen[s] {
+			continue
+		}
+		seen[s] = true
+		if k, err := artifact.ParseKey(s); err == nil {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// Progress is how many marks wait, for /my/.
+func Progress(ctx context.Context, st store.Store) (int, error) {
+	var n int
+	err := st.View(ctx, func(tx store.Tx) (err error) {
+		n, err = tx.DirtyKeys().Count()
+		return err
+	})
+	return n, err
+}

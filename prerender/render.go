@@ -1,0 +1,176 @@
+package prerender
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"html"
+	"mime"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"time"
+
+	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/artifact"
+)
+
+// gzSuffix names a key's precompressed variant: K.gz beside K, so Apache's
+// mod_mime reads the type from K's extension and the encoding from .gz.
+const gzSuffix = ".gz"
+
+// minGzip is the smallest body worth a precompressed variant: below it
+// the headers cost more than the saving.
+const minGzip = 512
+
+// Renderer renders artifacts with the app's handler and stores them.
+type Renderer struct {
+	// Handler answers the public routes as they are served dynamically
+	// (the app's routes, without Serve in front of them).
+	Handler http.Handler
+	// Store keeps the artifacts.
+	Store artifact.Store
+	// Site is the host the site answers at (murlog.Site.Domain).
+	Site string
+	// Rebuilt, when set, is told how long each Rebuild took (the
+	// artifact_rebuild_seconds histogram; wall time, not the site's clock).
+	Rebuilt func(d time.Duration)
+}
+
+// Result is one rendered document: a 200 to store, or another answer
+// (404, 410, a redirect, an error) that is served as it is and stored
+// never.
+type Result struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// OK reports whether the result is an artifact.
+func (r *Result) OK() bool { return r.Status == http.StatusOK }
+
+// Render answers d with the handler, without storing anything.
+func (rd *Renderer) Render(ctx context.Context, d Doc) *Result {
+	rec := httptest.NewRecorder()
+	rd.Handler.ServeHTTP(rec, d.Request(rd.Site).WithContext(ctx))
+	res := &Result{Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}
+	if res.OK() && isHTML(res.Header.Get("Content-Type")) {
+		res.Body = withMetaCSP(res.Body, res.Header.Get("Content-Security-Policy"))
+	}
+	return res
+}
+
+// Rebuild renders k and stores the result: a 200 is Put (with its gzip
+// variant), anything else a page no longer answers with (404, 410, a
+// redirect) deletes the artifact, so the dynamic route answers from then
+// on. A server error leaves the artifact as it was — the last known state
+// is served meanwhile — and is returned.
+func (rd *Renderer) Rebuild(ctx context.Context, k artifact.Key) (*Result, error) {
+	d, ok := DocOf(k, rd.Site)
+	if !ok {
+		return nil, murlog.Invalid("key", "%s is not the key of a public document", k)
+	}
+	start := time.Now()
+	res := rd.Render(ctx, d)
+	err := rd.Save(ctx, k, res)
+	if rd.Rebuilt != nil {
+		rd.Rebuilt(time.Since(start))
+	}
+	return res, err
+}
+
+// Save stores res under k as Rebuild does.
+func (rd *Renderer) Save(ctx context.Context, k artifact.Key, res *Result) error {
+	switch {
+	case res.OK():
+		_, err := Put(ctx, rd.Store, k, res.Header.Get("Content-Type"), res.Body)
+		return err
+	case res.Status >= 500:
+		return murlog.Errorf(murlog.EUnavailable, "rendering %s answered %d: the artifact is kept as it was", k, res.Status)
+	default:
+		return Delete(ctx, rd.Store, k)
+	}
+}
+
+// Put stores body under k and, for a compressible body, its gzip variant
+// under k.gz. The variant is written first, so that a reader who finds the
+// new body never finds the old variant beside it for long; one that finds
+// a variant whose body is gone is answered from the plain key.
+func Put(ctx context.Context, st artifact.Store, k artifact.Key, contentType string, body []byte) (artifact.Meta, error) {
+	gk, err := artifact.ParseKey(k.String() + gzSuffix)
+	if err != nil {
+		return artifact.Meta{}, err
+	}
+	if compressible(contentType) && len(body) >= minGzip {
+		var b bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+		zw.Write(body)
+		zw.Close()
+		if _, err := st.Put(ctx, gk, contentType, b.Bytes()); err != nil {
+			return artifact.Meta{}, err
+		}
+	} else if err := st.Delete(ctx, gk); err != nil && murlog.ErrorCode(err) != murlog.ENotFound {
+		return artifact.Meta{}, err
+	}
+	return st.Put(ctx, k, contentType, body)
+}
+
+// Delete removes k and its gzip variant; a key that is not there is no
+// error.
+func Delete(ctx context.Context, st artifact.Store, k artifact.Key) error {
+	var errs []error
+	for _, s := range []string{k.String(), k.String() + gzSuffix} {
+		key, err := artifact.ParseKey(s)
+		if err == nil {
+			err = st.Delete(ctx, key)
+		}
+		if err != nil && murlog.ErrorCode(err) != murlog.ENotFound {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// compressible reports whether a body of this type shrinks under gzip:
+// text, JSON, XML, SVG — not images or fonts already compressed.
+func compressible(contentType string) bool {
+	mt, _, _ := mime.ParseMediaType(contentType)
+	return strings.HasPrefix(mt, "text/") || strings.HasSuffix(mt, "json") || strings.HasSuffix(mt, "xml") ||
+		mt == "image/svg+xml" || mt == "application/javascript"
+}
+
+func isHTML(contentType string) bool { return strings.HasPrefix(contentType, "text/html") }
+
+// withMetaCSP puts the page's own policy into its head as a meta element.
+// An artifact is served by Apache or Serve with one fixed policy for
+// every page (ArtifactCSP: the union of what any page may need); a
+// browser enforces both, so the page gets exactly its own. The
+// directives a meta element cannot carry (frame-ancestors, report-uri,
+// sandbox) are left out: the header has frame-ancestors 'none'.
+func withMetaCSP(body []byte, policy string) []byte {
+	if policy == "" {
+		return body
+	}
+	var keep []string
+	for _, d := range strings.Split(policy, ";") {
+		d = strings.TrimSpace(d)
+		name, _, _ := strings.Cut(d, " ")
+		switch name {
+		case "", "frame-ancestors", "report-uri", "report-to", "sandbox":
+			continue
+		}
+		keep = append(keep, d)
+	}
+	i := bytes.Index(body, []byte("<head>"))
+	if i < 0 {
+		return body
+	}
+	i += len("<head>")
+	meta := fmt.Sprintf(`<meta http-equiv="Content-Security-Policy" content="%s">`, html.EscapeString(strings.Join(keep, "; ")))
+	out := make([]byte, 0, len(body)+len(meta))
+	out = append(out, body[:i]...)
+	out = append(out, meta...)
+	return append(out, body[i:]...)
+}

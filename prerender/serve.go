@@ -1,0 +1,379 @@
+package prerender
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/artifact"
+	"github.com/murlog/murlog/dbstat"
+	"github.com/murlog/murlog/httpd"
+)
+
+// How long the micro-cache trusts what it holds before it looks at the
+// store again (a stat, no body read, no database): pages and documents
+// a second, so a rebuild by another process (a worker, the CLI) shows at
+// once; pointers TTL, stretched to LockedTTL under lockdown; theme assets
+// for good (their names are their content).
+const (
+	PageTTL    = time.Second
+	PointerTTL = 10 * time.Second
+	LockedTTL  = 3 * time.Minute
+)
+
+// renderTimeout bounds a render on a miss; the readers waiting for it
+// share it (singleflight), so one slow render is not repeated by each.
+const renderTimeout = 10 * time.Second
+
+// cacheEntries bounds the micro-cache: the hot set of a crowd (a post,
+// its assets, the actor) is a handful of keys; the rest is read from the
+// store, which the page cache of the OS keeps warm anyway.
+const cacheEntries = 4096
+
+// Headers are the fixed headers of artifact answers, the same that
+// Apache sets for the same files under CGI (package cgi).
+type Headers struct {
+	PageCSP string // every HTML artifact: the union of what a page may need (blog.ArtifactCSP)
+	BaseCSP string // every other artifact
+}
+
+// Server answers public reads from artifacts in front of the dynamic
+// routes (serve mode): a micro-cache in memory over the store, one render
+// per key at a time on a miss, which stores what it rendered (the store
+// heals itself), and the last known artifact when a render fails.
+type Server struct {
+	Renderer *Renderer
+	Headers  Headers
+	Log      *slog.Logger
+	// Locked reports whether lockdown is active: pointers are then kept
+	// longer, here and by clients.
+	Locked func() bool
+	Now    func() time.Time
+	// Events, when set, counts hits, misses and stale answers
+	// (artifact_hits_total…), every process's adding up.
+	Events *dbstat.Counter
+
+	hits, misses, stale atomic.Uint64
+
+	mu     sync.RWMutex
+	cache  map[string]*entry // at most cacheEntries; a random one leaves when full
+	flight map[string]*call
+}
+
+// entry is an artifact held in memory.
+type entry struct {
+	meta    artifact.Meta
+	body    []byte
+	gz      []byte // the gzip variant, nil for none
+	checkAt time.Time
+}
+
+type call struct {
+	done chan struct{}
+	e    *entry  // the artifact rendered, or nil
+	res  *Result // the render's answer when it is no artifact
+}
+
+// Counts are the Server's counters for /metrics.
+type Counts struct{ Hits, Misses, Stale uint64 }
+
+// Counts returns how many reads were hits, misses (rendered) and stale
+// answers (a render failed and the last artifact was served).
+func (s *Server) Counts() Counts {
+	return Counts{Hits: s.hits.Load(), Misses: s.misses.Load(), Stale: s.stale.Load()}
+}
+
+func (s *Server) count(n *atomic.Uint64, e dbstat.Event) {
+	n.Add(1)
+	s.Events.Count(e)
+}
+
+func (s *Server) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// Forget drops keys from the micro-cache: the rebuild calls it after
+// writing them, so this process serves the new bytes at once.
+func (s *Server) Forget(keys ...artifact.Key) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, k := range keys {
+		delete(s.cache, k.String())
+	}
+}
+
+// Wrap answers the requests an artifact answers and hands the rest to next.
+func (s *Server) Wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		k, ok := KeyOf(r, s.Renderer.Site)
+		if !ok {
+			next.ServeHTTP(w, r)
+			return
+		}
+		e, res := s.lookup(r.Context(), k)
+		switch {
+		case e != nil:
+			s.serve(w, r, k, e)
+		case res != nil:
+			writeResult(w, r, res)
+		default:
+			next.ServeHTTP(w, r)
+		}
+	})
+}
+
+// lookup finds k's artifact: in memory, in the store, or rendered now.
+// It returns the artifact, or the render's answer when that is none (a
+// 404, a redirect, an error with no artifact to fall back on).
+func (s *Server) lookup(ctx context.Context, k artifact.Key) (*entry, *Result) {
+	now := s.now()
+	name := k.String()
+	s.mu.RLock()
+	e := s.cache[name]
+	s.mu.RUnlock()
+	if e != nil && (now.Before(e.checkAt) || Immutable(k)) {
+		s.count(&s.hits, dbstat.ArtifactHit)
+		return e, nil
+	}
+	// Held but due a look: the store's metadata says whether it changed.
+	if e != nil {
+		if m, err := s.Renderer.Store.Stat(ctx, k); err == nil && m.ETag == e.meta.ETag {
+			s.keep(name, &entry{meta: e.meta, body: e.body, gz: e.gz, checkAt: now.Add(s.ttl(k))})
+			s.count(&s.hits, dbstat.ArtifactHit)
+			return e, nil
+		}
+	}
+	if fresh, err := s.load(ctx, k, now); err == nil {
+		s.count(&s.hits, dbstat.ArtifactHit)
+		return fresh, nil
+	}
+	return s.render(ctx, k, e)
+}
+
+func (s *Server) ttl(k artifact.Key) time.Duration {
+	if !Pointer(k) {
+		return PageTTL
+	}
+	if s.Locked != nil && s.Locked() {
+		return LockedTTL
+	}
+	return PointerTTL
+}
+
+func (s *Server) keep(name string, e *entry) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cache == nil {
+		s.cache = map[string]*entry{}
+	}
+	if _, ok := s.cache[name]; !ok && len(s.cache) >= cacheEntries {
+		for other := range s.cache { // map order is random: a random victim
+			delete(s.cache, other)
+			break
+		}
+	}
+	s.cache[name] = e
+}
+
+// load reads k (and its gzip variant) from the store into memory.
+func (s *Server) load(ctx context.Context, k artifact.Key, now time.Time) (*entry, error) {
+	body, m, err := read(ctx, s.Renderer.Store, k)
+	if err != nil {
+		if code := murlog.ErrorCode(err); code != murlog.ENotFound && s.Log != nil {
+			// Corrupt or unreadable: rendered again below; said once here.
+			s.Log.Warn("artifact unreadable, rendering it again", "key", k.String(), "err", err.Error())
+		}
+		return nil, err
+	}
+	e := &entry{meta: m, body: body, checkAt: now.Add(s.ttl(k))}
+	if gk, err := artifact.ParseKey(k.String() + gzSuffix); err == nil {
+		if gz, _, err := read(ctx, s.Renderer.Store, gk); err == nil && gunzipsTo(gz, body) {
+			e.gz = gz
+		}
+	}
+	s.keep(k.String(), e)
+	return e, nil
+}
+
+func read(ctx context.Context, st artifact.Store, k artifact.Key) ([]byte, artifact.Meta, error) {
+	rc, m, err := st.Get(ctx, k)
+	if err != nil {
+		return nil, m, err
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, artifact.MaxSize+1))
+	if err != nil {
+		return nil, m, err
+	}
+	if int64(len(b)) != m.Length || artifact.Sum(b) != m.SHA256 {
+		return nil, m, artifact.Corrupt(k, "body of %d bytes does not match its metadata", len(b))
+	}
+	return b, m, nil
+}
+
+// gunzipsTo reports whether gz is the gzip of body: a variant written
+// before its plain body was replaced must not be served for the new one.
+func gunzipsTo(gz, body []byte) bool {
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return false
+	}
+	b, err := io.ReadAll(io.LimitReader(zr, int64(len(body))+1))
+	return err == nil && bytes.Equal(b, body)
+}
+
+// render renders k once for every reader waiting on it, stores a 200 and
+// returns it. When the render fails (a 5xx: the database is down, say)
+// the last known artifact, old is served if there is one.
+func (s *Server) render(ctx context.Context, k artifact.Key, old *entry) (*entry, *Result) {
+	name := k.String()
+	s.mu.Lock()
+	if s.flight == nil {
+		s.flight = map[string]*call{}
+	}
+	c := s.flight[name]
+	leader := c == nil
+	if leader {
+		c = &call{done: make(chan struct{})}
+		s.flight[name] = c
+	}
+	s.mu.Unlock()
+	if leader {
+		s.count(&s.misses, dbstat.ArtifactMiss)
+		c.e, c.res = s.renderNow(context.WithoutCancel(ctx), k, old)
+		s.mu.Lock()
+		delete(s.flight, name)
+		s.mu.Unlock()
+		close(c.done)
+	} else {
+		select {
+		case <-c.done:
+		case <-ctx.Done():
+			return nil, &Result{Status: http.StatusServiceUnavailable}
+		}
+	}
+	return c.e, c.res
+}
+
+func (s *Server) renderNow(ctx context.Context, k artifact.Key, old *entry) (*entry, *Result) {
+	ctx, cancel := context.WithTimeout(ctx, renderTimeout)
+	defer cancel()
+	d, ok := DocOf(k, s.Renderer.Site)
+	if !ok {
+		return nil, nil
+	}
+	res := s.Renderer.Render(ctx, d)
+	if res.Status >= 500 && old != nil {
+		s.count(&s.stale, dbstat.ArtifactStale)
+		return old, nil
+	}
+	if err := s.Renderer.Save(ctx, k, res); err != nil && res.OK() && s.Log != nil {
+		// Served from memory all the same; the next process renders it.
+		s.Log.Warn("artifact not stored", "key", k.String(), "err", err.Error())
+	}
+	if !res.OK() {
+		return nil, res
+	}
+	ct := res.Header.Get("Content-Type")
+	e := &entry{meta: artifact.NewMeta(ct, res.Body, s.now()), body: res.Body, checkAt: s.now().Add(s.ttl(k))}
+	if compressible(ct) && len(res.Body) >= minGzip {
+		var b bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+		zw.Write(res.Body)
+		zw.Close()
+		e.gz = b.Bytes()
+	}
+	s.keep(k.String(), e)
+	return e, nil
+}
+
+// serve writes an artifact: its fixed headers, 304 for a matching
+// If-None-Match, the gzip variant when the client takes it.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, k artifact.Key, e *entry) {
+	hd := w.Header()
+	s.Headers.set(hd, k, s.Locked != nil && s.Locked())
+	hd.Set("Etag", e.meta.ETag)
+	if httpd.MatchETag(r.Header.Get("If-None-Match"), e.meta.ETag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	hd.Set("Content-Type", e.meta.ContentType)
+	body := e.body
+	if e.gz != nil && acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		body = e.gz
+		hd.Set("Content-Encoding", "gzip")
+	}
+	hd.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		w.Write(body)
+	}
+}
+
+// set writes the headers every answer of k carries.
+func (h Headers) set(hd http.Header, k artifact.Key, locked bool) {
+	s := k.String()
+	switch {
+	case Immutable(k):
+		hd.Set("Cache-Control", "public, max-age=31536000, immutable")
+	case Pointer(k) && locked:
+		hd.Set("Cache-Control", "public, max-age=60")
+	default:
+		hd.Set("Cache-Control", "no-cache")
+	}
+	if Negotiated(k) {
+		hd.Set("Vary", "Accept, Accept-Encoding")
+	} else {
+		hd.Set("Vary", "Accept-Encoding")
+	}
+	if strings.HasPrefix(s, "wf/") || strings.HasPrefix(s, "misc/nodeinfo") {
+		hd.Set("Access-Control-Allow-Origin", "*")
+	}
+	if strings.HasPrefix(s, "html/") {
+		hd.Set("Content-Security-Policy", h.PageCSP)
+	} else {
+		hd.Set("Content-Security-Policy", h.BaseCSP)
+	}
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Referrer-Policy", "strict-origin-when-cross-origin")
+}
+
+// writeResult writes a render's answer that is no artifact as the
+// dynamic route gave it.
+func writeResult(w http.ResponseWriter, r *http.Request, res *Result) {
+	for k, v := range res.Header {
+		w.Header()[k] = v
+	}
+	if res.Status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", "30")
+	}
+	w.WriteHeader(res.Status)
+	if r.Method != http.MethodHead {
+		w.Write(res.Body)
+	}
+}
+
+// acceptsGzip reports whether Accept-Encoding takes gzip (not with q=0).
+func acceptsGzip(ae string) bool {
+	for _, part := range strings.Split(ae, ",") {
+		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if !strings.EqualFold(strings.TrimSpace(name), "gzip") {
+			continue
+		}
+		q := strings.ReplaceAll(params, " ", "")
+		return q != "q=0" && q != "q=0.0" && q != "q=0.00" && q != "q=0.000"
+	}
+	return false
+}

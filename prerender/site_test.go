@@ -1,0 +1,306 @@
+package prerender_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/murlog/murlog/artifact"
+	"github.com/murlog/murlog/dbstat"
+	"github.com/murlog/murlog/internal/testclock"
+	"github.com/murlog/murlog/internal/testsite"
+	"github.com/murlog/murlog/prerender"
+)
+
+var ctx = context.Background()
+
+// site is a set-up site with a clock the test moves.
+type site struct {
+	*testsite.Site
+	clock *testclock.Clock
+	hc    *http.Client // no transparent gzip: the test sees what is sent
+}
+
+func newSite(t *testing.T) *site {
+	t.Helper()
+	c := testclock.New(time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC))
+	s := &site{Site: testsite.Start(t, testsite.Options{Now: c.Now}), clock: c,
+		hc: &http.Client{Transport: &http.Transport{DisableCompression: true}}}
+	s.rebuild(t) // what setup marked
+	return s
+}
+
+type response struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func (s *site) get(t *testing.T, path, accept string, hdr ...string) response {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, s.Server.URL+path, nil)
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := s.hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return response{resp.StatusCode, resp.Header, string(b)}
+}
+
+// rebuild runs what the marks name, as the rebuild job does.
+func (s *site) rebuild(t *testing.T) prerender.Stats {
+	t.Helper()
+	rb, _ := s.App.Artifacts()
+	if rb == nil {
+		t.Fatal("the site has no artifacts")
+	}
+	st, err := rb.Run(dbstat.With(ctx, dbstat.Worker))
+	if err != nil {
+		t.Fatalf("rebuild: %v", err)
+	}
+	return st
+}
+
+func (s *site) post(t *testing.T, params map[string]any) string {
+	t.Helper()
+	var p struct {
+		ID string `json:"id"`
+	}
+	if err := s.Client.Call(ctx, "posts.create", params, &p); err != nil {
+		t.Fatal(err)
+	}
+	return p.ID
+}
+
+const (
+	browser = "text/html,application/xhtml+xml,*/*;q=0.8"
+	ap      = "application/activity+json"
+)
+
+// reads are one request of every kind of public document.
+func reads(id string) [][2]string {
+	return [][2]string{
+		{"/", browser}, {"/@alice", browser}, {"/@alice/" + id, browser}, {"/tags/crowd", browser},
+		{"/@alice", ap}, {"/@alice/" + id, ap}, {"/@alice/outbox", ap}, {"/@alice/followers", ap},
+		{"/.well-known/webfinger?resource=acct:alice@" + "DOMAIN", ""}, {"/.well-known/nodeinfo", ""},
+		{"/nodeinfo/2.1", ""}, {"/@alice/feed.rss", ""}, {"/@alice/feed.atom", ""}, {"/tags/crowd/feed.rss", ""},
+		{"/sitemap.xml", ""}, {"/robots.txt", ""}, {"/api/pub/personas/alice/posts?limit=5", ""},
+		{"/api/pub/personas/alice/config", ""},
+	}
+}
+
+// TestSteadyStateReadsNoDatabase: once rendered, every public read is
+// answered without a database statement (the issue's figure:
+// db_statements_total{class="public"} does not move), and the same bytes
+// as the dynamic route with the headers an artifact carries.
+func TestSteadyStateReadsNoDatabase(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	id := s.post(t, map[string]any{"content": "a post for the crowd #crowd"})
+	s.rebuild(t)
+	rs := reads(id)
+	for i := range rs {
+		rs[i][0] = strings.ReplaceAll(rs[i][0], "DOMAIN", s.Domain())
+	}
+	first := map[string]response{}
+	for _, r := range rs {
+		res := s.get(t, r[0], r[1])
+		if res.status != http.StatusOK {
+			t.Fatalf("GET %s (%s) = %d\n%.300s", r[0], r[1], res.status, res.body)
+		}
+		first[r[0]+r[1]] = res
+	}
+	public := s.App.Statements()[dbstat.Public]
+	before := s.App.ArtifactCounts()
+	for range 3 {
+		for _, r := range rs {
+			res := s.get(t, r[0], r[1])
+			if res.status != http.StatusOK || res.body != first[r[0]+r[1]].body {
+				t.Errorf("GET %s (%s) again = %d, body changed: %v", r[0], r[1], res.status, res.body != first[r[0]+r[1]].body)
+			}
+		}
+		s.clock.Advance(2 * prerender.PageTTL) // past the micro-cache: the store is looked at, not the database
+	}
+	if d := s.App.Statements()[dbstat.Public] - public; d != 0 {
+		t.Errorf("%d reads in steady state ran %d public statements; want 0", 3*len(rs), d)
+	}
+	after := s.App.ArtifactCounts()
+	if hits := after.Hits - before.Hits; hits != uint64(3*len(rs)) || after.Misses != before.Misses {
+		t.Errorf("steady state: %d hits, %d misses; want %d hits and no miss", hits, after.Misses-before.Misses, 3*len(rs))
+	}
+	page := first["/@alice/"+id+browser]
+	for h, want := range map[string]string{"Cache-Control": "no-cache", "Vary": "Accept, Accept-Encoding",
+		"X-Content-Type-Options": "nosniff", "Content-Type": "text/html; charset=utf-8"} {
+		if got := page.header.Get(h); got != want {
+			t.Errorf("post page %s = %q; want %q", h, got, want)
+		}
+	}
+	if !strings.Contains(page.body, `<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;`) ||
+		!strings.Contains(page.header.Get("Content-Security-Policy"), "frame-ancestors 'none'") {
+		t.Errorf("post page: want its own policy in a meta element and frame-ancestors in the header; header %q",
+			page.header.Get("Content-Security-Policy"))
+	}
+	if ct := first["/@alice"+ap].header.Get("Content-Type"); !strings.Contains(ct, "activity+json") {
+		t.Errorf("actor Content-Type = %q", ct)
+	}
+}
+
+// TestConditionalAndGzip: an artifact answers If-None-Match with 304 and
+// a client taking gzip with the precompressed variant.
+func TestConditionalAndGzip(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	id := s.post(t, map[string]any{"content": strings.Repeat("long enough to be worth compressing. ", 40)})
+	s.rebuild(t)
+	plain := s.get(t, "/@alice/"+id, browser)
+	etag := plain.header.Get("Etag")
+	if plain.status != 200 || etag == "" || plain.header.Get("Content-Encoding") != "" {
+		t.Fatalf("plain GET = %d, ETag %q, encoding %q", plain.status, etag, plain.header.Get("Content-Encoding"))
+	}
+	if res := s.get(t, "/@alice/"+id, browser, "If-None-Match", etag); res.status != http.StatusNotModified || res.body != "" {
+		t.Errorf("If-None-Match: %s = %d with %d bytes; want 304 and none", etag, res.status, len(res.body))
+	}
+	gz := s.get(t, "/@alice/"+id, browser, "Accept-Encoding", "gzip, br")
+	if gz.header.Get("Content-Encoding") != "gzip" || len(gz.body) >= len(plain.body) {
+		t.Fatalf("Accept-Encoding gzip: encoding %q, %d bytes (plain %d); want the smaller gzip variant",
+			gz.header.Get("Content-Encoding"), len(gz.body), len(plain.body))
+	}
+	zr, err := gzip.NewReader(strings.NewReader(gz.body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(zr)
+	if string(b) != plain.body {
+		t.Error("the gzip variant is not the plain body compressed")
+	}
+	if res := s.get(t, "/@alice/"+id, browser, "Accept-Encoding", "gzip;q=0"); res.header.Get("Content-Encoding") != "" {
+		t.Error("gzip;q=0 got gzip")
+	}
+}
+
+// TestPublishRebuildsWhatChanged: a new post dirties its own documents,
+// its neighbour, its persona's first pages, its tag, the feeds, sitemap
+// and pointers — at most 20 artifacts — and readers see it without a
+// render of their own.
+func TestPublishRebuildsWhatChanged(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	older := s.post(t, map[string]any{"content": "the older post #crowd"})
+	s.rebuild(t)
+	for _, p := range []string{"/", "/@alice", "/@alice/" + older, "/tags/crowd", "/@alice/feed.rss"} {
+		s.get(t, p, browser)
+	}
+	id := s.post(t, map[string]any{"content": "fresh news #crowd"})
+	st := s.rebuild(t)
+	if st.Rendered == 0 || st.Rendered > 20 || st.Failed != 0 || st.Left != 0 {
+		t.Errorf("publishing one post rebuilt %+v; want 1–20 artifacts, none failed or left", st)
+	}
+	misses := s.App.ArtifactCounts().Misses
+	for _, p := range []string{"/", "/@alice", "/@alice/" + id, "/tags/crowd", "/@alice/feed.rss"} {
+		if res := s.get(t, p, browser); res.status != 200 || !strings.Contains(res.body, "fresh news") {
+			t.Errorf("after the rebuild %s = %d without the new post", p, res.status)
+		}
+	}
+	if res := s.get(t, "/@alice/"+older, browser); !strings.Contains(res.body, id) {
+		t.Errorf("the older post's page does not link its new neighbour %s", id)
+	}
+	if m := s.App.ArtifactCounts().Misses; m != misses {
+		t.Errorf("%d reads after the rebuild rendered themselves; want every one a hit", m-misses)
+	}
+}
+
+// TestDeleteTakesItsArtifacts: a deleted post's artifacts go, and its
+// address answers 410 (the dynamic route's answer) from then on.
+func TestDeleteTakesItsArtifacts(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	id := s.post(t, map[string]any{"content": "soon gone #crowd"})
+	s.rebuild(t)
+	if res := s.get(t, "/@alice/"+id, browser); res.status != 200 {
+		t.Fatalf("post page = %d", res.status)
+	}
+	if err := s.Client.Call(ctx, "posts.delete", map[string]any{"id": id}, nil); err != nil {
+		t.Fatal(err)
+	}
+	s.rebuild(t)
+	_, st := s.App.Artifacts()
+	for _, k := range []string{"html/@alice/" + id + "/index.html", "ap/@alice/" + id + ".as"} {
+		if _, err := st.Stat(ctx, artifact.MustParseKey(k)); err == nil {
+			t.Errorf("artifact %s still there after the post was deleted", k)
+		}
+	}
+	if res := s.get(t, "/@alice/"+id, browser); res.status != http.StatusGone {
+		t.Errorf("deleted post page = %d; want 410", res.status)
+	}
+	if res := s.get(t, "/@alice", browser); strings.Contains(res.body, "soon gone") {
+		t.Error("the persona's page still lists the deleted post")
+	}
+}
+
+// TestCorruptArtifactIsRenderedAgain: a body damaged on disk is never
+// served; it is rendered and stored again.
+func TestCorruptArtifactIsRenderedAgain(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	id := s.post(t, map[string]any{"content": "intact words"})
+	s.rebuild(t)
+	want := s.get(t, "/@alice/"+id, browser).body
+	_, st := s.App.Artifacts()
+	dir := st.(interface{ Dir() string }).Dir()
+	file := filepath.Join(dir, "html", "@alice", id, "index.html")
+	if err := os.Truncate(file, 10); err != nil {
+		t.Fatal(err)
+	}
+	s.clock.Advance(2 * prerender.PageTTL)
+	if got := s.get(t, "/@alice/"+id, browser); got.status != 200 || got.body != want {
+		t.Errorf("after truncation: %d, %d bytes; want the whole page (%d bytes)", got.status, len(got.body), len(want))
+	}
+	if err := artifact.Verify(ctx, st, artifact.MustParseKey("html/@alice/"+id+"/index.html")); err != nil {
+		t.Errorf("after the read the artifact is still damaged: %v", err)
+	}
+}
+
+// TestStaleIfError: with the database gone, what was rendered is still
+// served; only a true cold miss answers 503 with Retry-After.
+func TestStaleIfError(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	id := s.post(t, map[string]any{"content": "survives the outage #crowd"})
+	s.rebuild(t)
+	warm := s.get(t, "/@alice/"+id, browser)
+	s.get(t, "/@alice", ap)
+	if c, ok := s.App.Store().(io.Closer); !ok {
+		t.Fatal("the store cannot be closed")
+	} else if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s.clock.Advance(2 * prerender.PageTTL)
+	if got := s.get(t, "/@alice/"+id, browser); got.status != 200 || got.body != warm.body {
+		t.Errorf("warm page with the database closed = %d; want the artifact", got.status)
+	}
+	if got := s.get(t, "/@alice", ap); got.status != 200 || !strings.Contains(got.body, `"Person"`) {
+		t.Errorf("actor with the database closed = %d; want the artifact", got.status)
+	}
+	cold := s.get(t, "/tags/never-rendered", browser)
+	if cold.status != http.StatusServiceUnavailable || cold.header.Get("Retry-After") == "" {
+		t.Errorf("cold miss with the database closed = %d, Retry-After %q; want 503 with Retry-After",
+			cold.status, cold.header.Get("Retry-After"))
+	}
+	if bytes.Contains([]byte(cold.body), []byte("sql")) {
+		t.Errorf("the 503 names the database internals: %s", cold.body)
+	}
+}
