@@ -304,3 +304,38 @@ func TestStaleIfError(t *testing.T) {
 		t.Errorf("the 503 names the database internals: %s", cold.body)
 	}
 }
+
+// TestScheduledPostAppearsByItsJob: a scheduled post is no artifact
+// before its time; its post.publish job marks it, and the worker's
+// rebuild (the real job, through the queue) puts it everywhere.
+func TestScheduledPostAppearsByItsJob(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	at := s.clock.Now().Add(time.Hour)
+	id := s.post(t, map[string]any{"content": "from the future #crowd", "published_at": at.Format(time.RFC3339)})
+	w := s.App.NewWorker("test")
+	if _, err := w.RunBatch(ctx, 50, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if res := s.get(t, "/@alice/"+id, browser); res.status != http.StatusNotFound {
+		t.Fatalf("scheduled post page before its time = %d; want 404", res.status)
+	}
+	if res := s.get(t, "/tags/crowd", browser); strings.Contains(res.body, "from the future") {
+		t.Fatal("the tag page lists the post before its time")
+	}
+	s.clock.Advance(time.Hour + time.Second)
+	for range 3 { // post.publish, then the rebuild it made runnable
+		if _, err := w.RunBatch(ctx, 50, 10*time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
+	misses := s.App.ArtifactCounts().Misses
+	for _, p := range []string{"/@alice/" + id, "/tags/crowd", "/@alice", "/"} {
+		if res := s.get(t, p, browser); res.status != 200 || !strings.Contains(res.body, "from the future") {
+			t.Errorf("%s after the post's time = %d without the post", p, res.status)
+		}
+	}
+	if m := s.App.ArtifactCounts().Misses - misses; m != 0 {
+		t.Errorf("%d of the reads rendered their page; want the rebuild to have done it", m)
+	}
+}

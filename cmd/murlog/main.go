@@ -30,6 +30,10 @@ Usage:
   murlog cgi [--config PATH]                     answer one CGI request (chosen automatically under Apache)
   murlog worker [--once] [--config PATH]         run queued jobs: resident, or one batch loop (≤ 5 min) for cron
   murlog reset [--config PATH]                   write a one-time password reset file and print its URL
+  murlog artifacts rebuild [--all | --post ID | --persona NAME] [--config PATH]
+                                                 render the public site's files again (what writes marked, or more)
+  murlog artifacts purge [--config PATH]         remove every rendered file; each is rendered again when asked for
+  murlog artifacts check [--config PATH]         check every rendered file against its length and hash; render damaged ones again
   murlog version                                 print version information
   murlog help                                    show this help
 
@@ -76,6 +80,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runWorker(rest, stdout, stderr)
 	case "reset":
 		return runReset(rest, stdout, stderr)
+	case "artifacts":
+		return runArtifacts(rest, stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintf(stdout, "murlog %s (%s, %s/%s, database schema %d)\n", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH, app.SchemaVersion())
 		return 0

@@ -334,3 +334,15 @@ func grepLine(s, prefix string) string {
 	}
 	return ""
 }
+
+// TestArtifactsUsage: `murlog artifacts` needs one of its commands, and
+// rebuild at most one choice of what to render.
+func TestArtifactsUsage(t *testing.T) {
+	for _, args := range [][]string{{"artifacts"}, {"artifacts", "frob"}, {"artifacts", "--all"},
+		{"artifacts", "rebuild", "--all", "--post", "x"}, {"artifacts", "purge", "--all"}} {
+		var out, errb bytes.Buffer
+		if code := run(args, &out, &errb); code != exitUsage || errb.Len() == 0 {
+			t.Errorf("murlog %v = %d, stderr %q; want %d and a message", args, code, errb.String(), exitUsage)
+		}
+	}
+}

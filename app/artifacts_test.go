@@ -1,0 +1,66 @@
+package app_test
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/murlog/murlog/app"
+	"github.com/murlog/murlog/artifact"
+	"github.com/murlog/murlog/internal/testsite"
+)
+
+// TestArtifactsCommands: `murlog artifacts rebuild --all` renders the
+// site into artifact_dir, `check` finds a damaged file and renders it
+// again, `purge` removes every derived file — and the site answers the
+// same after each, rendering what is gone.
+func TestArtifactsCommands(t *testing.T) {
+	t.Parallel()
+	s := testsite.New(t)
+	var p struct {
+		ID string `json:"id"`
+	}
+	if err := s.Client.Call(ctx, "posts.create", map[string]any{"content": "made by hand #cli"}, &p); err != nil {
+		t.Fatal(err)
+	}
+	o := app.Options{ConfigPath: filepath.Join(s.Dir, "murlog.ini"), Getenv: func(k string) string { return s.Env[k] },
+		Logger: testsite.Discard(), KeyPair: testsite.KeyPair}
+	var last [2]int
+	rep, err := app.RunArtifacts(ctx, o, app.ArtifactsRequest{Command: "rebuild", All: true,
+		Progress: func(done, total int) { last = [2]int{done, total} }})
+	if err != nil || rep.Rendered < 15 || rep.Failed != 0 {
+		t.Fatalf("rebuild --all = %+v, %v; want the site's documents rendered", rep, err)
+	}
+	if last[0] != last[1] || last[1] < rep.Rendered {
+		t.Errorf("the last progress was %d/%d; want all of %d done", last[0], last[1], rep.Rendered)
+	}
+	page := filepath.Join(rep.Dir, "html", "@alice", p.ID, "index.html")
+	if err := os.WriteFile(page, []byte("tampered"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = app.RunArtifacts(ctx, o, app.ArtifactsRequest{Command: "check"})
+	if err != nil || rep.Corrupt != 1 || rep.Checked < 15 {
+		t.Fatalf("check = %+v, %v; want the one damaged page found", rep, err)
+	}
+	_, st := s.App.Artifacts()
+	if err := artifact.Verify(ctx, st, artifact.MustParseKey("html/@alice/"+p.ID+"/index.html")); err != nil {
+		t.Errorf("after check the page is still damaged: %v", err)
+	}
+	rep, err = app.RunArtifacts(ctx, o, app.ArtifactsRequest{Command: "purge"})
+	if err != nil || rep.Removed < 15 {
+		t.Fatalf("purge = %+v, %v", rep, err)
+	}
+	left := 0
+	st.List(ctx, "", func(artifact.Key) error { left++; return nil })
+	if left != 0 {
+		t.Errorf("after purge %d artifacts are left", left)
+	}
+	resp, err := http.Get(s.Server.URL + "/@alice/" + p.ID)
+	if err != nil || resp.StatusCode != 200 {
+		t.Errorf("the post page after purge: %v, %v; want it rendered again", resp, err)
+	}
+	if _, err := app.RunArtifacts(ctx, o, app.ArtifactsRequest{Command: "rebuild", Post: "no-such-post"}); err == nil {
+		t.Error("rebuild --post of an unknown id succeeded")
+	}
+}
