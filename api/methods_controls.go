@@ -10,12 +10,15 @@ import (
 
 // lockdownExempt are the mutating methods lockdown lets through: the
 // controls themselves (an owner must be able to lift it, or flip a
-// switch, while it holds), and what the owner needs to secure the
-// account meanwhile — logging in and out, ending sessions, changing the
-// password. Every other mutating method answers 423 while it is active,
-// alone or in a batch.
+// switch, while it holds), republishing the public site's artifacts
+// (derived files only), pinning an existing post as the announcement
+// readers see on top, and what the owner needs to secure the account
+// meanwhile — logging in and out, ending sessions, changing the password.
+// Every other mutating method answers 423 while it is active, alone or in
+// a batch.
 var lockdownExempt = map[string]bool{
 	"site.controls.set_switches": true, "site.controls.set_lockdown": true,
+	"site.artifacts.rebuild": true, "posts.pin": true, "posts.unpin": true,
 	"auth.login": true, "auth.logout": true, "auth.change_password": true,
 	"sessions.revoke": true, "sessions.revoke_others": true,
 }

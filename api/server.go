@@ -47,6 +47,9 @@ type Deps struct {
 	// Store is read for what the social views show beyond the service's
 	// answers: cached actors and posts, relationships, deliveries.
 	Store Viewer
+	// Artifacts is the public site's rendering (site.artifacts.*); nil
+	// when the site keeps none.
+	Artifacts Republisher
 	// Remote looks up remote actors and fetches remote objects (the
 	// federation resolver); nil makes the methods that need it answer
 	// unavailable "federation is not configured".
@@ -88,6 +91,7 @@ func New(d Deps, log *slog.Logger) *Server {
 	s.registerPosts()
 	s.registerSite()
 	s.registerControls()
+	s.registerArtifacts()
 	s.registerDomains()
 	s.registerQueue()
 	s.registerSocial()

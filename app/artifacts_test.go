@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/murlog/murlog/app"
 	"github.com/murlog/murlog/artifact"
@@ -62,5 +63,43 @@ func TestArtifactsCommands(t *testing.T) {
 	}
 	if _, err := app.RunArtifacts(ctx, o, app.ArtifactsRequest{Command: "rebuild", Post: "no-such-post"}); err == nil {
 		t.Error("rebuild --post of an unknown id succeeded")
+	}
+}
+
+// TestRepublishUnderLockdown: the owner sees the rebuild's progress and
+// may republish everything, lockdown or not (derived files only).
+func TestRepublishUnderLockdown(t *testing.T) {
+	t.Parallel()
+	s := testsite.New(t)
+	if err := s.Client.Call(ctx, "site.controls.set_lockdown", map[string]any{"on": true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Client.Call(ctx, "posts.create", map[string]any{"content": "refused"}, nil); err == nil {
+		t.Fatal("posts.create under lockdown succeeded")
+	}
+	var st struct {
+		Pending    int  `json:"pending"`
+		Rebuilding bool `json:"rebuilding"`
+	}
+	if err := s.Client.Call(ctx, "site.artifacts.rebuild", nil, &st); err != nil {
+		t.Fatalf("site.artifacts.rebuild under lockdown: %v", err)
+	}
+	if st.Pending < 1 || !st.Rebuilding {
+		t.Errorf("after republishing: %+v; want the site-wide mark pending", st)
+	}
+	if _, err := s.App.NewWorker("test").RunBatch(ctx, 50, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	for range 5 { // the site-wide mark becomes a mark per artifact, then none
+		if err := s.Client.Call(ctx, "site.artifacts.status", nil, &st); err != nil {
+			t.Fatal(err)
+		}
+		if st.Pending == 0 {
+			break
+		}
+		s.App.NewWorker("test").RunBatch(ctx, 50, 10*time.Second)
+	}
+	if st.Pending != 0 || st.Rebuilding {
+		t.Errorf("after the worker ran: %+v; want nothing pending", st)
 	}
 }

@@ -163,7 +163,7 @@ func (a *App) run(ctx context.Context, in *installed) (*running, error) {
 			Posts: newPosts(rt), Settings: settings.New(db), SiteConfig: rt.siteConfig,
 			Domains: domains.New(db), Queue: in.queue, Now: a.opts.Now,
 			Changed: func() { rt.fed.Invalidate(); rt.blogLoader.Invalidate() },
-			Social:  rt.social, Store: db, Remote: rt.resolver, Controls: in.controls}, a.log)
+			Social:  rt.social, Store: db, Remote: rt.resolver, Controls: in.controls, Artifacts: rt.republisher()}, a.log)
 		return httpd.Authenticate(in.auth, cookies, cfg.TrustedProxy, rt.site, rpc)
 	})
 	// The app's files need no caller; its theme preview does (the owner's
@@ -192,4 +192,12 @@ func (a *App) live(pick func(rt *running) http.Handler) http.HandlerFunc {
 		}
 		httpd.WriteError(w, r, a.log, murlog.NotFound("page"))
 	}
+}
+
+// republisher is the API's view of the artifacts: nil without them.
+func (rt *running) republisher() api.Republisher {
+	if rt.rebuild == nil {
+		return nil
+	}
+	return prerender.Marks{Store: rt.eng.store}
 }

@@ -392,12 +392,21 @@ func parseKeys(ss []string) []artifact.Key {
 	return out
 }
 
-// Progress is how many marks wait, for /my/.
-func Progress(ctx context.Context, st store.Store) (int, error) {
+// Marks are the dirty marks as the owner's API sees them.
+type Marks struct{ Store store.Store }
+
+// Pending is how many marks wait: the rebuild's progress, for /my/.
+func (m Marks) Pending(ctx context.Context) (int, error) {
 	var n int
-	err := st.View(ctx, func(tx store.Tx) (err error) {
+	err := m.Store.View(ctx, func(tx store.Tx) (err error) {
 		n, err = tx.DirtyKeys().Count()
 		return err
 	})
 	return n, err
+}
+
+// RebuildAll marks everything: every artifact is rendered again, in the
+// background, the previous ones served meanwhile.
+func (m Marks) RebuildAll(ctx context.Context) error {
+	return m.Store.Update(ctx, func(tx store.Tx) error { return tx.DirtyKeys().Mark("site") })
 }
