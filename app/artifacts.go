@@ -11,6 +11,7 @@ import (
 	"github.com/murlog/murlog/blog"
 	"github.com/murlog/murlog/cgi"
 	"github.com/murlog/murlog/config"
+	"github.com/murlog/murlog/dbstat"
 	"github.com/murlog/murlog/prerender"
 	"github.com/murlog/murlog/worker"
 )
@@ -110,3 +111,7 @@ func (a *App) ArtifactCounts() prerender.Counts {
 	}
 	return prerender.Counts{}
 }
+
+// Events returns this process's read-path events (artifact hits, misses,
+// rebuilds and their durations), for benchmarks.
+func (a *App) Events() dbstat.EventCounts { return a.stmts.EventCounts() }

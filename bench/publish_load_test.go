@@ -1,0 +1,135 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/murlog/murlog/app"
+	"github.com/murlog/murlog/dbstat"
+	"github.com/murlog/murlog/store"
+)
+
+// TestPublishVisibilityLoad is the issue's figure "publish one post on a
+// 50,000-post site: ≤ 20 artifacts rebuilt, visible everywhere ≤ 1 s
+// (serve)": a site seeded with MURLOG_BENCH_POSTS posts (50,000), its
+// marks cleared (steady state: every artifact rendered, none dirty), served
+// by app.Serve with its resident worker; the pages a new post shows on are
+// read once (so they are artifacts), then posts are published one at a
+// time and each is timed from the API's answer until the post page, the
+// persona's page, the home page and the tag page all show it — answered
+// as artifact hits — with the rebuilds it cost.
+//
+//	MURLOG_BENCH_LOAD=1 go test -run PublishVisibility -v ./bench/   (part of make load)
+func TestPublishVisibilityLoad(t *testing.T) {
+	if os.Getenv("MURLOG_BENCH_LOAD") == "" {
+		t.Skip("set MURLOG_BENCH_LOAD=1 to time a publish on a 50,000-post site (a few minutes; make load)")
+	}
+	n := 50000
+	if v, err := strconv.Atoi(os.Getenv("MURLOG_BENCH_POSTS")); err == nil && v > 0 {
+		n = v
+	}
+	ctx := context.Background()
+	bs := newBenchSite(t, n)
+	a := bs.handler.(*app.App)
+	// Steady state: what seeding marked is done with.
+	for {
+		var left int
+		if err := a.Store().Update(ctx, func(tx store.Tx) error {
+			ks, err := tx.DirtyKeys().Oldest(store.MaxMarkKeys)
+			if err == nil {
+				_, err = tx.DirtyKeys().Clear(ks...)
+			}
+			left = len(ks)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if left == 0 {
+			break
+		}
+	}
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	ready := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() { done <- app.Serve(sctx, a, "127.0.0.1:0", func(ad net.Addr) { ready <- ad }) }()
+	base := "http://" + (<-ready).String()
+	get := func(path string) (int, string) {
+		req, _ := http.NewRequest("GET", base+path, nil)
+		req.Header.Set("Accept", "text/html")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	pages := []string{"/", "/@alice", "/tags/golang"}
+	for _, p := range pages {
+		if st, _ := get(p); st != 200 {
+			t.Fatalf("GET %s = %d", p, st)
+		}
+	}
+	var took []time.Duration
+	var rebuilt []uint64
+	for i := range 10 {
+		before := a.Events().N[dbstat.ArtifactRebuild]
+		word := "published-now-" + strconv.Itoa(i)
+		var p struct {
+			Result struct {
+				ID string `json:"id"`
+			} `json:"result"`
+		}
+		body := rpc("posts.create", map[string]any{"content": noteContent(n+i) + " " + word, "language": "en"})
+		rec := bs.serve(body, true)
+		if err := json.Unmarshal(rec.Body.Bytes(), &p); rec.Code != 200 || err != nil || p.Result.ID == "" {
+			t.Fatalf("posts.create: %d %s", rec.Code, rec.Body)
+		}
+		start := time.Now()
+		want := append([]string{"/@alice/" + p.Result.ID}, pages...)
+		for deadline := start.Add(10 * time.Second); len(want) > 0; {
+			if time.Now().After(deadline) {
+				t.Fatalf("post %d not visible on %v after 10 s", i, want)
+			}
+			want = slices.DeleteFunc(want, func(path string) bool {
+				st, b := get(path)
+				return st == 200 && strings.Contains(b, word)
+			})
+			time.Sleep(5 * time.Millisecond) // polling interval of the measurement, not a wait for the code
+		}
+		took = append(took, time.Since(start))
+		// The rebuild may still be finishing its last keys: wait for the
+		// count to settle before reading it.
+		var r uint64
+		for prev := uint64(0); ; prev = r {
+			time.Sleep(50 * time.Millisecond)
+			if r = a.Events().N[dbstat.ArtifactRebuild] - before; r == prev {
+				break
+			}
+		}
+		rebuilt = append(rebuilt, r)
+	}
+	t.Logf("each publish: visible after %v, rebuilt %v", took, rebuilt)
+	slices.Sort(took)
+	slices.Sort(rebuilt)
+	t.Logf("publish on a %d-post site: visible on the post page, the persona's and home pages and the tag page after median %v, max %v", n, took[len(took)/2].Round(time.Millisecond), took[len(took)-1].Round(time.Millisecond))
+	t.Logf("artifacts rebuilt per publish: median %d, max %d", rebuilt[len(rebuilt)/2], rebuilt[len(rebuilt)-1])
+	if took[len(took)-1] > time.Second {
+		t.Errorf("a publish took %v to be visible everywhere; want ≤ 1 s", took[len(took)-1])
+	}
+	if rebuilt[len(rebuilt)-1] > 20 {
+		t.Errorf("a publish rebuilt %d artifacts; want ≤ 20", rebuilt[len(rebuilt)-1])
+	}
+	stop()
+	<-done
+}
