@@ -86,12 +86,20 @@ var listVariants = []struct{ query, file string }{
 // WebFinger rule).
 func artifactRules(domain string) []artifactRule {
 	const (
-		noQuery   = `%{QUERY_STRING} ^$`
-		wantsAP   = `%{HTTP:Accept} ` + apAccept + ` [NC]`
-		wantsHTML = `%{HTTP:Accept} !` + apAccept + ` [NC]`
+		// Plain string comparisons where no capture is needed: every
+		// regular expression in an .htaccess is compiled again on every
+		// request, hit or not.
+		noQuery   = `%{QUERY_STRING} =""`
+		wantsAP   = `%{ENV:MURLOG_AP} =1` // set by the rule before these (artifactBlock)
+		wantsHTML = `%{ENV:MURLOG_AP} !=1`
 		feeds     = `(feed\.rss|feed\.atom)`
 	)
-	query := func(q string) string { return `%{QUERY_STRING} ^` + regexp.QuoteMeta(q) + `$` }
+	query := func(q string) string {
+		if q == "" {
+			return noQuery
+		}
+		return `%{QUERY_STRING} =` + q
+	}
 	var rs []artifactRule
 	lists := func(pattern, folder string, conds ...string) {
 		for _, v := range listVariants {
@@ -165,7 +173,10 @@ func (h Htaccess) artifactBlock(w func(string, ...any)) {
 	w("# a miss falls through to murlog, which renders and stores it. Headers: %s/.htaccess.", SiteDir)
 	rs := artifactRules(h.Domain)
 	w(`RewriteCond %%{REQUEST_METHOD} !^(GET|HEAD)$`)
-	w(`RewriteRule ^ - [S=%d]`, len(rs))
+	w(`RewriteRule ^ - [S=%d]`, len(rs)+1)
+	w("# Whether a /@name… request asks for ActivityPub, decided once.")
+	w(`RewriteCond %%{HTTP:Accept} %s [NC]`, apAccept)
+	w(`RewriteRule ^@ - [E=MURLOG_AP:1]`)
 	for _, r := range rs {
 		for _, c := range r.conds {
 			w("RewriteCond %s", c)
@@ -209,11 +220,14 @@ func (h Htaccess) SiteBlock() string {
 		w(`AddType %q %s`, t[1], t[0])
 	}
 	w(`</IfModule>`)
+	// This file is parsed on every hit: the headers below depend on flags
+	// the rewrite rules set rather than on <Files> sections, each of which
+	// costs a configuration of every module per request.
 	w("# NodeInfo documents name their schema in the type.")
 	for _, v := range []string{"2.0", "2.1"} {
-		w(`<FilesMatch "^nodeinfo-%s\.json(\.gz)?$">`, regexp.QuoteMeta(v))
+		w(`<Files "nodeinfo-%s.json*">`, v)
 		w(`ForceType 'application/json; profile="http://nodeinfo.diaspora.software/ns/schema/%s#"'`, v)
-		w(`</FilesMatch>`)
+		w(`</Files>`)
 	}
 	w("")
 	w(`<IfModule mod_rewrite.c>`)
@@ -227,16 +241,13 @@ func (h Htaccess) SiteBlock() string {
 	w("# Flags for the headers below, set again in every round so they survive internal redirects.")
 	w(`RewriteRule ^(html|ap|feeds)/@ - [E=MURLOG_NEGOTIATED:1]`)
 	w(`RewriteRule ^themes/ - [E=MURLOG_IMMUTABLE:1]`)
+	w(`RewriteRule ^html/ - [E=MURLOG_PAGE:1]`)
+	w(`RewriteRule ^(wf/|misc/nodeinfo) - [E=MURLOG_CORS:1]`)
 	w("# The precompressed variant, already gzip: never compressed again.")
 	w(`RewriteRule \.gz$ - [E=no-gzip:1,END]`)
 	w(`RewriteCond %%{HTTP:Accept-Encoding} gzip [NC]`)
 	w(`RewriteCond %%{REQUEST_FILENAME}.gz -f`)
 	w(`RewriteRule ^(.+)$ $1.gz [L]`)
-	w(`</IfModule>`)
-	w(`<IfModule mod_env.c>`)
-	w(`<FilesMatch "\.gz$">`)
-	w(`SetEnv no-gzip 1`)
-	w(`</FilesMatch>`)
 	w(`</IfModule>`)
 	w("")
 	w(`<IfModule mod_headers.c>`)
@@ -248,20 +259,17 @@ func (h Htaccess) SiteBlock() string {
 	w(`Header set Vary "Accept-Encoding" env=!MURLOG_NEGOTIATED`)
 	w(`Header set X-Content-Type-Options "nosniff"`)
 	w(`Header set Referrer-Policy "strict-origin-when-cross-origin"`)
+	// Later lines win: the base policy, then a page's, then an asset's.
 	if headerValue(h.BaseCSP) {
-		w(`Header set Content-Security-Policy %q env=!MURLOG_IMMUTABLE`, h.BaseCSP)
+		w(`Header set Content-Security-Policy %q`, h.BaseCSP)
 	}
-	w(`Header set Content-Security-Policy %q env=MURLOG_IMMUTABLE`, AssetCSP)
 	if headerValue(h.PageCSP) {
 		w("# A page's exact policy is also in its <meta http-equiv>; this one allows what any page may use.")
-		w(`<FilesMatch "\.html(\.gz)?$">`)
-		w(`Header set Content-Security-Policy %q env=!MURLOG_IMMUTABLE`, h.PageCSP)
-		w(`</FilesMatch>`)
+		w(`Header set Content-Security-Policy %q env=MURLOG_PAGE`, h.PageCSP)
 	}
+	w(`Header set Content-Security-Policy %q env=MURLOG_IMMUTABLE`, AssetCSP)
 	w("# WebFinger and NodeInfo are read by browsers of other sites too.")
-	w(`<FilesMatch "(\.jrd|^nodeinfo.*\.json)(\.gz)?$">`)
-	w(`Header set Access-Control-Allow-Origin "*"`)
-	w(`</FilesMatch>`)
+	w(`Header set Access-Control-Allow-Origin "*" env=MURLOG_CORS`)
 	w(`</IfModule>`)
 	return b.String()
 }

@@ -92,8 +92,8 @@ func TestSiteBlockPolicies(t *testing.T) {
 	h := Htaccess{Script: "murlog.cgi", Base: "/blog/", PageCSP: "default-src 'self'", BaseCSP: "default-src 'none'"}
 	b := h.SiteBlock()
 	for _, want := range []string{
-		`Header set Content-Security-Policy "default-src 'none'" env=!MURLOG_IMMUTABLE`,
-		`Header set Content-Security-Policy "default-src 'self'" env=!MURLOG_IMMUTABLE`,
+		`Header set Content-Security-Policy "default-src 'none'"`,
+		`Header set Content-Security-Policy "default-src 'self'" env=MURLOG_PAGE`,
 		`Header set Content-Security-Policy "` + AssetCSP + `" env=MURLOG_IMMUTABLE`,
 		"RewriteBase /blog/_site/", `AddType "text/css; charset=utf-8" .css`, `AddType "application/activity+json; charset=utf-8" .as`,
 	} {

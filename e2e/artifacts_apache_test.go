@@ -151,7 +151,7 @@ func TestArtifactsServedByApacheWithoutMurlog(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	const tag = "日本語"
+	const tag, slug = "日本語", "日本語のタイトル"
 	body := func(key string) []byte { return []byte("artifact " + key + " — 本文\n") }
 	plant := func(key string, b []byte) {
 		t.Helper()
@@ -161,7 +161,7 @@ func TestArtifactsServedByApacheWithoutMurlog(t *testing.T) {
 	}
 	keys := []string{
 		"html/index.html", "html/index~plain.html", "html/index~oldest.html", "html/index~plain~oldest.html",
-		"html/@alice/index.html", "html/@alice/index~plain.html", "html/@alice/hello/index.html",
+		"html/@alice/index.html", "html/@alice/index~plain.html", "html/@alice/hello/index.html", "html/@alice/" + slug + "/index.html",
 		"html/tags/" + tag + "/index.html", "html/tags/" + tag + "/index~plain~oldest.html",
 		"ap/@alice.as", "ap/@alice/outbox.as", "ap/@alice/followers.as", "ap/@alice/featured.as", "ap/@alice/" + note.ID + ".as",
 		"feeds/@alice/feed.rss", "feeds/@alice/feed.atom", "feeds/tags/" + tag + "/feed.rss", "feeds/tags/" + tag + "/feed.atom",
@@ -173,7 +173,7 @@ func TestArtifactsServedByApacheWithoutMurlog(t *testing.T) {
 		plant(k, body(k))
 	}
 	// Precompressed variants beside two of them.
-	for _, k := range []string{"html/@alice/index.html", "themes/tiny/style.0123456789abcdef.css"} {
+	for _, k := range []string{"html/@alice/index.html", "html/tags/" + tag + "/index.html", "themes/tiny/style.0123456789abcdef.css"} {
 		plant(k+".gz", gzipped(t, body(k)))
 	}
 	s.Chown(t, site)
@@ -204,7 +204,9 @@ func TestArtifactsServedByApacheWithoutMurlog(t *testing.T) {
 		{"GET", "/@alice", map[string]string{"Accept": acceptBrowser, "Accept-Encoding": "gzip, deflate, br"}, "html/@alice/index.html", html, neg, true},
 		{"GET", "/@alice?mode=plain", map[string]string{"Accept": acceptBrowser}, "html/@alice/index~plain.html", html, neg, false},
 		{"GET", "/@alice/hello", map[string]string{"Accept": acceptBrowser}, "html/@alice/hello/index.html", html, neg, false},
+		{"GET", "/@alice/" + url.PathEscape(slug), map[string]string{"Accept": acceptBrowser}, "html/@alice/" + slug + "/index.html", html, neg, false},
 		{"GET", tagPath, map[string]string{"Accept": acceptBrowser}, "html/tags/" + tag + "/index.html", html, ae, false},
+		{"GET", tagPath, map[string]string{"Accept": acceptBrowser, "Accept-Encoding": "gzip"}, "html/tags/" + tag + "/index.html", html, ae, true},
 		{"GET", tagPath + "?mode=plain&order=oldest", nil, "html/tags/" + tag + "/index~plain~oldest.html", html, ae, false},
 		{"GET", "/@alice", map[string]string{"Accept": acceptMastodon}, "ap/@alice.as", ap, neg, false},
 		{"GET", "/@alice", map[string]string{"Accept": acceptMisskey}, "ap/@alice.as", ap, neg, false},
@@ -352,7 +354,7 @@ func TestArtifactsServedByApacheWithoutMurlog(t *testing.T) {
 func pageCSPOf(t *testing.T, s *countedSite) string {
 	t.Helper()
 	for _, line := range strings.Split(readFile(t, filepath.Join(s.Path(cgi.SiteDir), ".htaccess")), "\n") {
-		if v, ok := strings.CutPrefix(line, `Header set Content-Security-Policy "`); ok && strings.Contains(v, "script-src") {
+		if v, ok := strings.CutPrefix(line, `Header set Content-Security-Policy "`); ok && strings.HasSuffix(v, " env=MURLOG_PAGE") {
 			return v[:strings.Index(v, `"`)]
 		}
 	}
