@@ -30,9 +30,15 @@ const AssetCSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
 // all, only with a q-value below 1. Mastodon fetches with
 // `application/activity+json, application/ld+json; profile="…",
 // text/html;q=0.1`, so refusing any text/html would send every Mastodon
-// fetch to murlog.cgi. It approximates activitypub.Accepts (which
-// compares q-values), the rule murlog.cgi itself answers by.
-const apAccept = `^(?!.*text/html(?!\s*;\s*q\s*=\s*0)).*application/(activity|ld)\+json`
+// fetch to murlog.cgi. asAccept matches any header naming those types.
+// An HTML artifact is served only when asAccept does not match; a header
+// naming both at full weight ("text/html, application/activity+json")
+// goes to murlog.cgi, whose activitypub.Accepts weighs the q-values, so
+// Apache never answers differently from murlog.
+const (
+	apAccept = `^(?!.*text/html(?!\s*;\s*q\s*=\s*0)).*application/(activity|ld)\+json`
+	asAccept = `application/(activity|ld)\+json`
+)
 
 // seg matches one URL path segment that can name an artifact folder or
 // file: no slash, and not starting with a dot (keys never do, and ".."
@@ -90,8 +96,8 @@ func artifactRules(domain string) []artifactRule {
 		// regular expression in an .htaccess is compiled again on every
 		// request, hit or not.
 		noQuery   = `%{QUERY_STRING} =""`
-		wantsAP   = `%{ENV:MURLOG_AP} =1` // set by the rule before these (artifactBlock)
-		wantsHTML = `%{ENV:MURLOG_AP} !=1`
+		wantsAP   = `%{ENV:MURLOG_AP} =1` // set by the rules before these (artifactBlock)
+		wantsHTML = `%{ENV:MURLOG_AS} !=1`
 		feeds     = `(feed\.rss|feed\.atom)`
 	)
 	query := func(q string) string {
@@ -173,8 +179,11 @@ func (h Htaccess) artifactBlock(w func(string, ...any)) {
 	w("# a miss falls through to murlog, which renders and stores it. Headers: %s/.htaccess.", SiteDir)
 	rs := artifactRules(h.Domain)
 	w(`RewriteCond %%{REQUEST_METHOD} !^(GET|HEAD)$`)
-	w(`RewriteRule ^ - [S=%d]`, len(rs)+1)
-	w("# Whether a /@name… request asks for ActivityPub, decided once.")
+	w(`RewriteRule ^ - [S=%d]`, len(rs)+2)
+	w("# What a /@name… request asks for, decided once: ActivityPub (MURLOG_AP), or HTML (no MURLOG_AS);")
+	w("# a header naming both at full weight is left to murlog.")
+	w(`RewriteCond %%{HTTP:Accept} %s [NC]`, asAccept)
+	w(`RewriteRule ^@ - [E=MURLOG_AS:1]`)
 	w(`RewriteCond %%{HTTP:Accept} %s [NC]`, apAccept)
 	w(`RewriteRule ^@ - [E=MURLOG_AP:1]`)
 	for _, r := range rs {

@@ -27,7 +27,8 @@ const (
 	acceptMastodon = `application/activity+json, application/ld+json; profile="https://www.w3.org/ns/activitystreams", text/html;q=0.1`
 	acceptMisskey  = `application/activity+json, application/ld+json; profile="https://www.w3.org/ns/activitystreams"`
 	acceptBrowser  = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
-	// acceptMixed names ActivityPub but as much HTML: murlog answers HTML.
+	// acceptMixed names ActivityPub and HTML at full weight: Apache leaves
+	// the choice to murlog (which answers ActivityPub).
 	acceptMixed = "text/html, application/activity+json"
 )
 
@@ -146,38 +147,7 @@ func TestArtifactsServedByApacheWithoutMurlog(t *testing.T) {
 		t.Fatalf("%s/.htaccess: %v, %v; want it written, mode 0644", site, st, err)
 	}
 
-	store, err := fsstore.New(site)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
 	const tag, slug = "日本語", "日本語のタイトル"
-	body := func(key string) []byte { return []byte("artifact " + key + " — 本文\n") }
-	plant := func(key string, b []byte) {
-		t.Helper()
-		if _, err := store.Put(ctx, artifact.MustParseKey(key), "application/octet-stream", b); err != nil {
-			t.Fatalf("plant %s: %v", key, err)
-		}
-	}
-	keys := []string{
-		"html/index.html", "html/index~plain.html", "html/index~oldest.html", "html/index~plain~oldest.html",
-		"html/@alice/index.html", "html/@alice/index~plain.html", "html/@alice/hello/index.html", "html/@alice/" + slug + "/index.html",
-		"html/tags/" + tag + "/index.html", "html/tags/" + tag + "/index~plain~oldest.html",
-		"ap/@alice.as", "ap/@alice/outbox.as", "ap/@alice/followers.as", "ap/@alice/featured.as", "ap/@alice/" + note.ID + ".as",
-		"feeds/@alice/feed.rss", "feeds/@alice/feed.atom", "feeds/tags/" + tag + "/feed.rss", "feeds/tags/" + tag + "/feed.atom",
-		"misc/sitemap.xml", "misc/robots.txt", "misc/nodeinfo.json", "misc/nodeinfo-2.0.json", "misc/nodeinfo-2.1.json",
-		"wf/alice.jrd", "api/@alice/posts-20.json", "api/@alice/config.json", "api/runtime.json",
-		"themes/tiny/style.0123456789abcdef.css",
-	}
-	for _, k := range keys {
-		plant(k, body(k))
-	}
-	// Precompressed variants beside two of them.
-	for _, k := range []string{"html/@alice/index.html", "html/tags/" + tag + "/index.html", "themes/tiny/style.0123456789abcdef.css"} {
-		plant(k+".gz", gzipped(t, body(k)))
-	}
-	s.Chown(t, site)
-
 	const (
 		html = "text/html; charset=utf-8"
 		ap   = "application/activity+json; charset=utf-8"
@@ -200,7 +170,6 @@ func TestArtifactsServedByApacheWithoutMurlog(t *testing.T) {
 		{"GET", "/?mode=plain&order=oldest", nil, "html/index~plain~oldest.html", html, ae, false},
 		{"GET", "/@alice", map[string]string{"Accept": acceptBrowser}, "html/@alice/index.html", html, neg, false},
 		{"GET", "/@alice", nil, "html/@alice/index.html", html, neg, false},
-		{"GET", "/@alice", map[string]string{"Accept": acceptMixed}, "html/@alice/index.html", html, neg, false},
 		{"GET", "/@alice", map[string]string{"Accept": acceptBrowser, "Accept-Encoding": "gzip, deflate, br"}, "html/@alice/index.html", html, neg, true},
 		{"GET", "/@alice?mode=plain", map[string]string{"Accept": acceptBrowser}, "html/@alice/index~plain.html", html, neg, false},
 		{"GET", "/@alice/hello", map[string]string{"Accept": acceptBrowser}, "html/@alice/hello/index.html", html, neg, false},
@@ -233,8 +202,56 @@ func TestArtifactsServedByApacheWithoutMurlog(t *testing.T) {
 		{"GET", "/themes/tiny/style.0123456789abcdef.css", nil, "themes/tiny/style.0123456789abcdef.css", "text/css; charset=utf-8", ae, false},
 		{"GET", "/themes/tiny/style.0123456789abcdef.css", map[string]string{"Accept-Encoding": "gzip"}, "themes/tiny/style.0123456789abcdef.css", "text/css; charset=utf-8", ae, true},
 	}
+	// What murlog itself answers for the same requests, before any
+	// artifact exists: Apache must send the same type and CORS header.
+	type answer struct{ ct, cors string }
+	fromMurlog := map[int]answer{}
+	for i, tc := range hits {
+		if tc.method != http.MethodGet || tc.gz {
+			continue
+		}
+		resp, _ := fetch(t, tc.method, s.URL+tc.path, tc.header)
+		if resp.StatusCode == http.StatusOK {
+			fromMurlog[i] = answer{resp.Header.Get("Content-Type"), resp.Header.Get("Access-Control-Allow-Origin")}
+		}
+	}
+	if len(fromMurlog) < 20 {
+		t.Fatalf("murlog answered only %d of the requests with 200 before any artifact; want most of them", len(fromMurlog))
+	}
+
+	store, err := fsstore.New(site)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	body := func(key string) []byte { return []byte("artifact " + key + " — 本文\n") }
+	plant := func(key string, b []byte) {
+		t.Helper()
+		if _, err := store.Put(ctx, artifact.MustParseKey(key), "application/octet-stream", b); err != nil {
+			t.Fatalf("plant %s: %v", key, err)
+		}
+	}
+	keys := []string{
+		"html/index.html", "html/index~plain.html", "html/index~oldest.html", "html/index~plain~oldest.html",
+		"html/@alice/index.html", "html/@alice/index~plain.html", "html/@alice/hello/index.html", "html/@alice/" + slug + "/index.html",
+		"html/tags/" + tag + "/index.html", "html/tags/" + tag + "/index~plain~oldest.html",
+		"ap/@alice.as", "ap/@alice/outbox.as", "ap/@alice/followers.as", "ap/@alice/featured.as", "ap/@alice/" + note.ID + ".as",
+		"feeds/@alice/feed.rss", "feeds/@alice/feed.atom", "feeds/tags/" + tag + "/feed.rss", "feeds/tags/" + tag + "/feed.atom",
+		"misc/sitemap.xml", "misc/robots.txt", "misc/nodeinfo.json", "misc/nodeinfo-2.0.json", "misc/nodeinfo-2.1.json",
+		"wf/alice.jrd", "api/@alice/posts-20.json", "api/@alice/config.json", "api/runtime.json",
+		"themes/tiny/style.0123456789abcdef.css",
+	}
+	for _, k := range keys {
+		plant(k, body(k))
+	}
+	// Precompressed variants beside two of them.
+	for _, k := range []string{"html/@alice/index.html", "html/tags/" + tag + "/index.html", "themes/tiny/style.0123456789abcdef.css"} {
+		plant(k+".gz", gzipped(t, body(k)))
+	}
+	s.Chown(t, site)
+
 	before := s.Starts(t)
-	for _, tc := range hits {
+	for i, tc := range hits {
 		t.Run("hit "+tc.method+" "+tc.path+" "+tc.header["Accept"]+" "+tc.header["Accept-Encoding"], func(t *testing.T) {
 			resp, got := fetch(t, tc.method, s.URL+tc.path, tc.header)
 			if resp.StatusCode != http.StatusOK {
@@ -281,6 +298,10 @@ func TestArtifactsServedByApacheWithoutMurlog(t *testing.T) {
 					t.Errorf("%s %q; want %q", name, got, want)
 				}
 			}
+			if m, ok := fromMurlog[i]; ok && (m.ct != tc.ct || m.cors != wantHdr["Access-Control-Allow-Origin"]) {
+				t.Errorf("murlog answers with Content-Type %q and Access-Control-Allow-Origin %q; the test wants %q and %q",
+					m.ct, m.cors, tc.ct, wantHdr["Access-Control-Allow-Origin"])
+			}
 			if resp.Header.Get("ETag") == "" {
 				t.Error("no ETag; want Apache's")
 			}
@@ -321,7 +342,10 @@ func TestArtifactsServedByApacheWithoutMurlog(t *testing.T) {
 		want         string // in the body
 	}{
 		{"GET", "/@alice/following", map[string]string{"Accept": acceptMastodon}, 200, `"OrderedCollection"`},
-		// The note's ActivityPub artifact exists, but this client asks for HTML.
+		// Both artifacts exist; murlog decides what this client gets.
+		{"GET", "/@alice", map[string]string{"Accept": acceptMixed}, 200, "alice"},
+		// The note's ActivityPub artifact exists, but these clients do not
+		// ask for ActivityPub alone.
 		{"GET", "/@alice/" + note.ID, map[string]string{"Accept": acceptMixed}, 200, "a note for the miss"},
 		{"GET", "/@alice/" + note.ID, map[string]string{"Accept": acceptBrowser}, 200, "a note for the miss"},
 		{"GET", "/?after=zzz", map[string]string{"Accept": acceptBrowser}, 200, "<html"},
