@@ -41,7 +41,7 @@ func TestArtifactHitTiming(t *testing.T) {
 	if err != nil {
 		t.Skip("ab (ApacheBench) is not installed: apt-get install apache2-utils")
 	}
-	s, store := stubSite(t, nil)
+	s, store := stubSite(t, "", nil)
 	// A post page of about 12 KB, as CGI-NOTES measured static files.
 	page := []byte("<!doctype html><title>post</title>" + strings.Repeat("<p>本文の段落です。 A paragraph of the post.</p>\n", 220))
 	if _, err := store.Put(context.Background(), artifact.MustParseKey("html/@alice/hello/index.html"), "text/html; charset=utf-8", page); err != nil {

@@ -394,9 +394,10 @@ func stubCGI(starts string) string {
 
 // stubSite starts Apache as a strict shared host configures it
 // (AllowOverride FileInfo AuthConfig) without the modules named, with a
-// counting stub as murlog.cgi, both .htaccess files as murlog writes them
+// counting stub as murlog.cgi in the folder sub of the document root
+// ("" for the root itself), both .htaccess files as murlog writes them
 // for a set-up site, and an empty artifact store.
-func stubSite(t *testing.T, without []string) (*countedSite, *fsstore.Store) {
+func stubSite(t *testing.T, sub string, without []string) (*countedSite, *fsstore.Store) {
 	t.Helper()
 	doc := apachetest.NewDir(t)
 	s := apachetest.Start(t, apachetest.Options{DocRoot: doc, WithoutModules: without,
@@ -406,21 +407,69 @@ func stubSite(t *testing.T, without []string) (*countedSite, *fsstore.Store) {
 		t.Fatal(err)
 	}
 	s.Chown(t, filepath.Dir(cs.starts))
-	s.WriteFile(t, apachetest.Script, stubCGI(cs.starts), 0o755)
-	h := cgi.Htaccess{Script: apachetest.Script, Base: "/", DataDir: "data", ArtifactDir: s.Path(cgi.SiteDir), Domain: s.Addr,
+	entry := s.Path(sub)
+	s.WriteFile(t, filepath.Join(sub, apachetest.Script), stubCGI(cs.starts), 0o755)
+	base := "/"
+	if sub != "" {
+		base = "/" + sub + "/"
+	}
+	h := cgi.Htaccess{Script: apachetest.Script, Base: base, DataDir: "data", ArtifactDir: filepath.Join(entry, cgi.SiteDir), Domain: s.Addr,
 		PageCSP: "default-src 'none'; script-src 'self'; style-src 'self'", BaseCSP: blog.BaseCSP}
-	if _, err := cgi.EnsureSiteDir(doc, h); err != nil {
+	if _, err := cgi.EnsureSiteDir(entry, h); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cgi.Ensure(doc, h); err != nil {
+	if _, err := cgi.Ensure(entry, h); err != nil {
 		t.Fatal(err)
 	}
-	store, err := fsstore.New(s.Path(cgi.SiteDir))
+	store, err := fsstore.New(h.ArtifactDir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
 	return cs, store
+}
+
+// murlog installed in a folder of the document root (/blog/): the rules
+// map that folder's URLs onto its own artifact folder.
+func TestArtifactRulesInSubfolder(t *testing.T) {
+	t.Parallel()
+	s, store := stubSite(t, "blog", nil)
+	for _, k := range []string{"html/index.html", "html/@alice/index.html", "html/@alice/index.html.gz"} {
+		b := []byte("artifact " + k)
+		if strings.HasSuffix(k, ".gz") {
+			b = gzipped(t, []byte("artifact "+strings.TrimSuffix(k, ".gz")))
+		}
+		if _, err := store.Put(context.Background(), artifact.MustParseKey(k), "text/html", b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Chown(t, s.DocRoot)
+	for _, tc := range []struct {
+		path, ae string
+		status   int
+		body     string
+	}{
+		{"/blog/", "", 200, "artifact html/index.html"},
+		{"/blog/@alice", "", 200, "artifact html/@alice/index.html"},
+		{"/blog/@alice", "gzip", 200, "artifact html/@alice/index.html"},
+		{"/blog/_site/html/index.html", "", 404, ""},
+		{"/blog/@bob", "", 200, "from murlog\n"},
+	} {
+		n := s.Starts(t)
+		resp, body := fetch(t, "GET", s.URL+tc.path, map[string]string{"Accept-Encoding": tc.ae})
+		if tc.ae != "" && resp.Header.Get("Content-Encoding") == "gzip" {
+			body = gunzip(t, body)
+		}
+		if resp.StatusCode != tc.status || tc.body != "" && string(body) != tc.body {
+			t.Errorf("GET %s (Accept-Encoding %q): %d %.100q; want %d %q", tc.path, tc.ae, resp.StatusCode, body, tc.status, tc.body)
+		}
+		if got, want := resp.Header.Get("Content-Encoding"), tc.ae; tc.status == 200 && tc.body != "from murlog\n" && got != want {
+			t.Errorf("GET %s: Content-Encoding %q; want %q", tc.path, got, want)
+		}
+		if d, want := s.Starts(t)-n, map[bool]int{true: 1, false: 0}[tc.body == "from murlog\n"]; d != want {
+			t.Errorf("GET %s: murlog.cgi started %d times; want %d", tc.path, d, want)
+		}
+	}
 }
 
 // Without mod_headers Apache still answers artifacts (right type, no
@@ -439,7 +488,7 @@ func TestArtifactRulesWithoutModules(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			s, store := stubSite(t, tc.without)
+			s, store := stubSite(t, "", tc.without)
 			if _, err := store.Put(context.Background(), artifact.MustParseKey("html/index.html"), "text/html", []byte("the home artifact")); err != nil {
 				t.Fatal(err)
 			}
