@@ -22,6 +22,8 @@ import (
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/admin"
 	"github.com/murlog/murlog/auth"
+	"github.com/murlog/murlog/blog"
+	"github.com/murlog/murlog/blog/meta"
 	"github.com/murlog/murlog/cgi"
 	"github.com/murlog/murlog/config"
 	"github.com/murlog/murlog/httpd"
@@ -169,6 +171,12 @@ func (a *App) ensureHtaccess(script string) (string, error) {
 	if a.Config().Exists {
 		h.DataDir = cgi.DataDirRel(dir, a.Config().DataDir)
 	}
+	if rt := a.running.Load(); rt != nil {
+		// Set up: Apache answers the pre-rendered artifacts itself.
+		h.ArtifactDir, h.Domain = filepath.Join(dir, cgi.SiteDir), rt.site.Domain
+		h.PageCSP, h.BaseCSP = pageCSP(), blog.BaseCSP
+		a.ensureSiteDir(dir, h)
+	}
 	wrote, err := cgi.Ensure(dir, h)
 	if err != nil && cgi.HasBlock(dir) {
 		// An older block still routes and protects the site: keep serving.
@@ -183,6 +191,31 @@ func (a *App) ensureHtaccess(script string) (string, error) {
 		a.log.Info(".htaccess updated", "dir", dir)
 	}
 	return dir, nil
+}
+
+// pageCSP is the policy Apache sends with every HTML artifact: the
+// union of what any page may load (all share widgets, Google Analytics).
+// Each page's own, narrower policy is in its <meta http-equiv>.
+func pageCSP() string {
+	return blog.CSP(&blog.Page{Share: &blog.Share{X: true, Facebook: true, Hatena: true}, Meta: meta.Meta{GA: &meta.Analytics{}}})
+}
+
+// ensureSiteDir writes the artifact folder's .htaccess. A failure is
+// logged, not fatal: without it Apache still serves the artifacts the
+// block maps, without their headers, and murlog renders the rest.
+func (a *App) ensureSiteDir(dir string, h cgi.Htaccess) {
+	if err := cgi.CheckArtifactDir(h.ArtifactDir); err != nil {
+		a.log.Warn("Apache cannot serve artifacts without murlog; every page is rendered", "err", err)
+		return
+	}
+	wrote, err := cgi.EnsureSiteDir(dir, h)
+	if err != nil {
+		a.log.Error("cannot write the artifact folder's .htaccess", "dir", filepath.Join(dir, cgi.SiteDir), "uid", os.Geteuid(), "err", err)
+		return
+	}
+	if wrote {
+		a.log.Info("artifact folder's .htaccess updated", "dir", filepath.Join(dir, cgi.SiteDir))
+	}
 }
 
 // userName is the login name of uid, or "" when the system does not know it.

@@ -31,6 +31,19 @@ type Htaccess struct {
 	// DataDir is the data directory relative to the .htaccess directory
 	// ("data"), or "" when it lies outside (then the web cannot reach it).
 	DataDir string
+	// ArtifactDir is the absolute path of the artifact folder (the entry
+	// point's folder joined with SiteDir), or "" for no artifact rules
+	// (before setup: nothing is rendered yet). A path CheckArtifactDir
+	// refuses gets no rules either, and a comment saying why.
+	ArtifactDir string
+	// Domain is the site's domain (with a port, if any), for the
+	// WebFinger rule; "" leaves WebFinger to murlog.
+	Domain string
+	// PageCSP is the Content-Security-Policy Apache sends with HTML
+	// artifacts, BaseCSP the one with every other artifact but theme
+	// assets (AssetCSP); "" or a value with a quote, a backslash or a line
+	// break sends none.
+	PageCSP, BaseCSP string
 }
 
 // safeRel reports whether rel is a non-empty path of ASCII letters,
@@ -91,9 +104,11 @@ func (h Htaccess) Block() string {
 	w("# Apache hides Authorization from CGI programs; pass it for API tokens.")
 	w(`RewriteCond %%{HTTP:Authorization} .`)
 	w(`RewriteRule .* - [E=HTTP_AUTHORIZATION:%%{HTTP:Authorization}]`)
+	h.artifactGuard(w)
 	w("# Existing files (built assets, media, pre-rendered pages) are served by Apache directly.")
 	w(`RewriteCond %%{REQUEST_FILENAME} -f`)
 	w(`RewriteRule ^ - [END]`)
+	h.artifactBlock(w)
 	w(`RewriteRule ^ %s [END]`, h.Script)
 	w(`</IfModule>`)
 	w(endMarker)
@@ -113,24 +128,7 @@ func Ensure(dir string, h Htaccess) (bool, error) {
 	if bytes.Equal(old, next) {
 		return false, nil
 	}
-	tmp, err := os.CreateTemp(dir, ".htaccess-murlog-*")
-	if err != nil {
-		return false, err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(next); err != nil {
-		tmp.Close()
-		return false, err
-	}
-	// Apache must be able to read it; it holds nothing secret.
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return false, err
-	}
-	if err := tmp.Close(); err != nil {
-		return false, err
-	}
-	return true, os.Rename(tmp.Name(), path)
+	return true, writeAtomic(dir, path, next)
 }
 
 // HasBlock reports whether dir/.htaccess holds a murlog block (of any

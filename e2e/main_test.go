@@ -35,6 +35,13 @@ const password = "correct horse battery"
 func setUp(t *testing.T) (*apachetest.Server, *client.Client) {
 	t.Helper()
 	s := apachetest.Start(t, apachetest.Options{})
+	return s, setUpOn(t, s)
+}
+
+// setUpOn runs both setup steps through a started Apache whose document
+// root holds murlog.cgi and returns the owner's logged-in client.
+func setUpOn(t *testing.T, s *apachetest.Server) *client.Client {
+	t.Helper()
 	ctx := context.Background()
 	c := s.Client()
 	// As the owner does after uploading: open the script itself, which
@@ -48,7 +55,7 @@ func setUp(t *testing.T) (*apachetest.Server, *client.Client) {
 	if err := c.Login(ctx, password); err != nil {
 		t.Fatalf("login through Apache: %v", err)
 	}
-	return s, c
+	return c
 }
 
 // get fetches path with the given headers, without following redirects.

@@ -4,7 +4,9 @@
 package contenttype
 
 import (
+	"maps"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -30,3 +32,8 @@ func Of(name string) string {
 	}
 	return "application/octet-stream"
 }
+
+// Extensions returns the extensions Of knows (".css", …), sorted: for
+// writing the same table into a web server's configuration (cgi's
+// artifact folder), so Apache and murlog name a file's type alike.
+func Extensions() []string { return slices.Sorted(maps.Keys(contentTypes)) }

@@ -15,3 +15,19 @@ func TestOf(t *testing.T) {
 		}
 	}
 }
+
+func TestExtensions(t *testing.T) {
+	t.Parallel()
+	exts := Extensions()
+	if len(exts) != len(contentTypes) {
+		t.Fatalf("Extensions() has %d entries; want %d", len(exts), len(contentTypes))
+	}
+	for i, e := range exts {
+		if Of("x"+e) == "application/octet-stream" {
+			t.Errorf("Extensions()[%d] = %q, which Of does not know", i, e)
+		}
+		if i > 0 && exts[i-1] >= e {
+			t.Errorf("Extensions() not sorted at %d: %q after %q", i, e, exts[i-1])
+		}
+	}
+}
