@@ -1,14 +1,16 @@
 /* murlog's reader worker (issue 16, layer 1: the reader's device).
    Served at /sw.js after a first line that sets MURLOG_SW = {version,
    precache: [{url, integrity}]} (blog/sw.go): the stylesheets and scripts
-   of every theme, under their content-hashed names. Four caches:
-   - murlog-pages: HTML pages read, network first (a short timeout, then
+   of every theme, under their content-hashed names. Four caches (the
+   owner's app at /my/ has its own worker and murlog-shell-* caches, which
+   this one never touches):
+   - murlog-blog-pages: HTML pages read, network first (a short timeout, then
      the copy kept), so a post once read opens offline; the newest 50.
-   - murlog-assets: hashed theme assets, cache first (their bytes never
+   - murlog-blog-assets: hashed theme assets, cache first (their bytes never
      change under a name).
-   - murlog-data: the public read API's pointers (/api/pub/), network
+   - murlog-blog-data: the public read API's pointers (/api/pub/), network
      first; a kept copy answers offline only within 60 s of being fetched.
-   - murlog-precache-<version>: the themes' assets of this version,
+   - murlog-blog-precache-<version>: the themes' assets of this version,
      fetched at install with their integrity; older versions go at
      activation.
    Never cached: other origins, anything but GET, the owner's app (/my/),
@@ -20,7 +22,7 @@
 'use strict';
 
 var CFG = self.MURLOG_SW || { version: 'none', precache: [] };
-var PREFIX = 'murlog-';
+var PREFIX = 'murlog-blog-'; // the owner's app keeps murlog-shell-*
 var PRECACHE = PREFIX + 'precache-' + CFG.version;
 var PAGES = PREFIX + 'pages';
 var ASSETS = PREFIX + 'assets';
@@ -39,6 +41,7 @@ var ASSET = /^\/themes\/[A-Za-z0-9_-]{1,50}\/[^/]+\.[0-9a-f]{10}\.[A-Za-z0-9]+$/
 var SKIP = /^\/(my|admin|api\/mur|metrics|healthz|sw\.js)(\/|$)/;
 
 var lastCheck = 0;
+var dead = false; // switched off: nothing more is kept
 
 function noop() {}
 
@@ -51,6 +54,7 @@ function ownCaches() {
 // off is the kill switch: every murlog cache deleted, the worker
 // unregistered (the pages it controls now keep it until they close).
 function off() {
+  dead = true;
   return ownCaches().then(function (keys) {
     return Promise.all(keys.map(function (k) { return caches.delete(k); }));
   }).then(function () { return self.registration.unregister(); });
@@ -94,6 +98,7 @@ function storable(res, type) {
 // put keeps res under req as the newest entry of the cache, dropping the
 // oldest past its bound (keys are in insertion order).
 function put(name, req, res) {
+  if (dead) return Promise.resolve();
   return caches.open(name).then(function (c) {
     return c.delete(req).then(function () { return c.put(req, res); })
       .then(function () { return c.keys(); })
@@ -101,6 +106,8 @@ function put(name, req, res) {
         var n = keys.length - MAX[name];
         return Promise.all(keys.slice(0, n > 0 ? n : 0).map(function (k) { return c.delete(k); }));
       });
+  }).then(function () {
+    if (dead) return caches.delete(name); // switched off while it was written
   }).catch(noop);
 }
 
@@ -146,9 +153,20 @@ function stamped(res) {
   });
 }
 
+// obey turns the worker off when the runtime pointer a page read through
+// it says so (the page removes it too; this keeps the worker from
+// writing its caches again meanwhile).
+function obey(res) {
+  return res.json().then(function (rt) {
+    if (rt && rt.service_worker === false) return off();
+  }).catch(noop);
+}
+
 function data(event) {
   var req = event.request;
+  var runtime = new URL(req.url).pathname === RUNTIME;
   return fetch(req).then(function (res) {
+    if (runtime && res.ok) event.waitUntil(obey(res.clone()));
     if (storable(res, 'application/json')) {
       event.waitUntil(stamped(res.clone()).then(function (s) { return put(DATA, req, s); }).catch(noop));
     }

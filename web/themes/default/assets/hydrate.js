@@ -124,11 +124,11 @@
 
   // offlineWorker follows the runtime pointer, which the page asks for
   // (it is not in the HTML: pages are rendered once, switches flip at any
-  // time). Off unregisters every worker of the site and deletes murlog's
-  // caches, so a switch flipped after the page was rendered still holds.
-  // A pointer that cannot be read changes nothing. <html
-  // data-murlog-sw> ends as "on", "off", "unknown" or "none" (no worker
-  // support); tests wait for it.
+  // time). Off unregisters the reader worker and deletes its caches, so
+  // a switch flipped after the page was rendered still holds. A pointer
+  // that cannot be read changes nothing. <html data-murlog-sw> ends as
+  // "on", "off", "unknown" or "none" (no worker support); tests wait for
+  // it.
   function offlineWorker() {
     var sw = navigator.serviceWorker;
     var say = function (state) { document.documentElement.setAttribute('data-murlog-sw', state); };
@@ -140,10 +140,14 @@
         if (rt.service_worker) {
           return sw.register('/sw.js', { scope: '/', updateViaCache: 'none' }).then(function () { return 'on'; });
         }
+        // Root-scoped registrations only: the owner's app at /my/ has a
+        // worker of its own, which the switch is not about.
+        var root = location.origin + '/';
         return sw.getRegistrations().then(function (regs) {
-          return Promise.all(regs.map(function (r) { return r.unregister(); }));
+          return Promise.all(regs.filter(function (r) { return r.scope === root; })
+            .map(function (r) { return r.unregister(); }));
         }).then(function () { return caches.keys(); }).then(function (keys) {
-          return Promise.all(keys.filter(function (k) { return k.indexOf('murlog-') === 0; })
+          return Promise.all(keys.filter(function (k) { return k.indexOf('murlog-blog-') === 0; })
             .map(function (k) { return caches.delete(k); }));
         }).then(function () { return 'off'; });
       })
