@@ -32,7 +32,9 @@ type swResult struct {
 			Integrity string `json:"integrity"`
 			Rules     int    `json:"rules"`
 		} `json:"stylesheets"`
-		Unseen string `json:"unseen"`
+		Unseen       string `json:"unseen"`
+		PointerFresh string `json:"pointerFresh"`
+		PointerStale string `json:"pointerStale"`
 	}
 	Console         []string `json:"console"`
 	PageErrors      []string `json:"pageErrors"`
@@ -54,7 +56,8 @@ type swState struct {
 // opens a post: hydrate.js registers /sw.js (the runtime pointer says it
 // is on), which takes control and keeps the post; offline, the post
 // reloads from the worker, styled (its stylesheets pass their integrity
-// check), while a request it never saw fails. Then the owner switches the
+// check), while a request it never saw fails, and a pointer answers from
+// its kept copy only while that is under 60 s old. Then the owner switches the
 // worker off through the API (site.controls.set_switches): the reader's
 // next visit unregisters it and deletes its caches, and the one after
 // registers nothing. No console message names an integrity failure.
@@ -144,6 +147,10 @@ func TestReaderWorkerInBrowser(t *testing.T) {
 	}
 	if o.Unseen != "failed" {
 		t.Errorf("offline: a request the worker never saw %s; want it to fail (else the reload proves nothing)", o.Unseen)
+	}
+	if o.PointerFresh != "answered 200" || o.PointerStale != "failed" {
+		t.Errorf("offline, the recent-posts pointer: %s while its copy is fresh, %s once 61 s old; want answered 200, then failed",
+			o.PointerFresh, o.PointerStale)
 	}
 	for name, st := range map[string]swState{"the visit after the switch": res.Off, "the next visit": res.OffAgain} {
 		if st.SW != "off" || len(st.Registrations) != 0 || len(st.Caches) != 0 {

@@ -8,7 +8,8 @@
 //     reload online (the worker keeps the page), then offline: the post
 //     renders from the worker's cache, its stylesheets applied, while a
 //     request the worker has never seen fails (the network is off for it
-//     too).
+//     too); the pointer hydration read online answers offline, but not
+//     once its kept copy is past its 60 s.
 //  2. print "sw.mjs switch" and wait for a line on standard input: the
 //     test switches the worker off through the API meanwhile.
 //  3. open the post again: the worker is unregistered and the murlog
@@ -74,6 +75,7 @@ async function main() {
     result.registered = await state();
     await page.reload({ waitUntil: 'load' });
     await waitFor((p) => caches.open('murlog-blog-pages').then((c) => c.match(p)).then((r) => !!r), post.pathname).catch(() => {});
+    await waitFor(() => caches.open('murlog-blog-data').then((c) => c.keys()).then((k) => k.some((r) => r.url.includes('/posts?')))).catch(() => {});
     result.kept = await state();
 
     // Offline: the post from the cache, styled; anything new fails.
@@ -93,6 +95,21 @@ async function main() {
         }),
         unseen: await fetch('/api/pub/posts/by-ids?ids=' + Date.now()).then((r) => `answered ${r.status}`, () => 'failed'),
       })),
+      // The pointer hydration read online a moment ago answers offline;
+      // once its copy is 61 s old it no longer does.
+      ...await page.evaluate(async () => {
+        const d = JSON.parse(document.getElementById('murlog-data').textContent);
+        const url = d.posts_api + (d.posts_api.includes('?') ? '&' : '?') + 'limit=' + encodeURIComponent(String(d.recent_count));
+        const get = () => fetch(url, { headers: { Accept: 'application/json' } }).then((r) => `answered ${r.status}`, () => 'failed');
+        const fresh = await get();
+        const c = await caches.open('murlog-blog-data');
+        const hit = await c.match(url);
+        if (!hit) return { pointerFresh: fresh, pointerStale: 'not kept' };
+        const h = new Headers(hit.headers);
+        h.set('x-murlog-stored', String(Date.now() - 61000));
+        await c.put(url, new Response(await hit.blob(), { status: hit.status, headers: h }));
+        return { pointerFresh: fresh, pointerStale: await get() };
+      }),
     };
     await ctx.setOffline(false);
 
