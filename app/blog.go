@@ -39,7 +39,7 @@ func (a *App) wireBlog(rt *running) {
 	if !a.opts.OneShot {
 		l.SiteTTL, l.TextCache = blogSiteTTL, blogTextCache
 	}
-	rt.blogLoader, rt.blog = l, blog.NewHandler(l, blog.HandlerOptions{TrustedProxies: rt.cfg.TrustedProxy})
+	rt.blogLoader, rt.blog = l, blog.NewHandler(l, blog.HandlerOptions{TrustedProxies: rt.cfg.TrustedProxy, Controls: rt.controls})
 }
 
 // The blog's caches in a resident process.

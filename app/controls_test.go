@@ -178,3 +178,48 @@ func TestKillSwitchesHoldInboxAndDelivery(t *testing.T) {
 		t.Error("the sending job was not claimed with delivery on again")
 	}
 }
+
+// TestRuntimePointerFollowsTheSwitches: the public runtime pointer that
+// rendered pages read is the running site's controls: the reader worker
+// switched off through the API is off in /api/pub/runtime at once (same
+// process), and lockdown shows with a minute's caching; /sw.js is served
+// at the root.
+func TestRuntimePointerFollowsTheSwitches(t *testing.T) {
+	t.Parallel()
+	s := testsite.New(t)
+	reader := s.NewClient()
+	runtime := func() (map[string]any, http.Header) {
+		t.Helper()
+		status, h, body, err := reader.Get(ctx, "/api/pub/runtime")
+		if err != nil || status != http.StatusOK {
+			t.Fatalf("GET /api/pub/runtime: %d %v %s", status, err, body)
+		}
+		var d map[string]any
+		if err := json.Unmarshal(body, &d); err != nil {
+			t.Fatalf("GET /api/pub/runtime: %v in %s", err, body)
+		}
+		return d, h
+	}
+	if d, h := runtime(); d["service_worker"] != true || d["lockdown"] != false || h.Get("Cache-Control") != "no-cache" {
+		t.Errorf("a new site: %v, Cache-Control %q; want the worker on, no lockdown, no-cache", d, h.Get("Cache-Control"))
+	}
+	if err := s.Client.Call(ctx, "site.controls.set_switches", map[string]any{"service_worker": false}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Client.Call(ctx, "site.controls.set_lockdown", map[string]any{"on": true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	d, h := runtime()
+	if d["service_worker"] != false || d["comments"] != true || d["lockdown"] != true {
+		t.Errorf("worker switched off, lockdown on: %v; want service_worker false, comments true, lockdown true", d)
+	}
+	if got := h.Get("Cache-Control"); got != "public, max-age=60" {
+		t.Errorf("under lockdown: Cache-Control %q; want public, max-age=60", got)
+	}
+	v, _ := d["version"].(string)
+	status, h, body, err := reader.Get(ctx, "/sw.js")
+	if err != nil || status != http.StatusOK || h.Get("Content-Type") != "text/javascript; charset=utf-8" ||
+		v == "" || !strings.Contains(string(body), `"version":"`+v+`"`) {
+		t.Errorf("GET /sw.js: %d %v %q; want the worker of version %q", status, err, h.Get("Content-Type"), v)
+	}
+}

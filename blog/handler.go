@@ -39,6 +39,8 @@ type Handler struct {
 	hdr          headers
 	slots        *httpd.Slots // the public API's answers in flight (apilimits.go)
 	searchShield *httpd.Shield
+	controls     Controls         // the kill switches the runtime pointer publishes (sw.go)
+	now          func() time.Time // the runtime pointer's clock
 }
 
 // HandlerOptions are the Handler's settings; the zero value works.
@@ -52,6 +54,9 @@ type HandlerOptions struct {
 	SearchRate, SearchBurst float64
 	// Now is the shield's clock; time.Now when nil.
 	Now func() time.Time
+	// Controls are the owner's kill switches and lockdown, published by
+	// the runtime pointer; without them it says every feature is on.
+	Controls Controls
 }
 
 // The search shield's defaults. A search may cost up to
@@ -66,13 +71,13 @@ const (
 // headers are response header values built once, never modified
 // (net/http copies on append).
 type headers struct {
-	html, rss, atom, xml, text, json, nosniff, referrer, noCache, vary, baseCSP []string
+	html, rss, atom, xml, text, json, js, nosniff, referrer, noCache, vary, baseCSP []string
 }
 
 // Patterns are the app mux patterns to route to the Handler, besides the
 // "/@…" paths that browsers ask for and the themed 404.
 func Patterns() []string {
-	return []string{"GET /{$}", "GET /search", "GET /tags/", "GET /sitemap.xml", "GET /robots.txt", "GET /themes/", "/api/pub/"}
+	return []string{"GET /{$}", "GET /search", "GET /tags/", "GET /sitemap.xml", "GET /robots.txt", "GET /themes/", "/api/pub/", "GET " + WorkerPath}
 }
 
 // NewHandler returns a Handler over l, with the options when given (at
@@ -88,11 +93,17 @@ func NewHandler(l *Loader, opts ...HandlerOptions) *Handler {
 	if o.SearchBurst <= 0 {
 		o.SearchBurst = DefaultSearchBurst
 	}
-	h := &Handler{l: l, themes: l.Themes, log: l.log(), mux: http.NewServeMux(), searchShield: &httpd.Shield{
+	// The runtime pointer's clock is the pages' (lockdown's from and until).
+	now := l.Now
+	if now == nil {
+		now = time.Now
+	}
+	h := &Handler{l: l, themes: l.Themes, log: l.log(), mux: http.NewServeMux(), controls: o.Controls, now: now, searchShield: &httpd.Shield{
 		Buckets: httpd.Buckets{Rate: o.SearchRate, Burst: o.SearchBurst, Now: o.Now}, Trusted: o.TrustedProxies}, hdr: headers{
 		html: []string{"text/html; charset=utf-8"}, rss: []string{"application/rss+xml; charset=utf-8"},
 		atom: []string{"application/atom+xml; charset=utf-8"}, xml: []string{"application/xml; charset=utf-8"},
 		text: []string{"text/plain; charset=utf-8"}, json: []string{"application/json"},
+		js:      []string{"text/javascript; charset=utf-8"},
 		nosniff: []string{"nosniff"}, referrer: []string{"strict-origin-when-cross-origin"},
 		noCache: []string{"no-cache"}, vary: []string{"Accept"}, baseCSP: []string{BaseCSP},
 	}, slots: httpd.NewSlots(httpd.AnonInFlight, httpd.AnonWait, "public API requests").Counting(dbstat.ShieldAnonAPI)}
@@ -110,6 +121,8 @@ func NewHandler(l *Loader, opts ...HandlerOptions) *Handler {
 	m.HandleFunc("POST /api/pub/posts/by-ids", h.apiByIDs)
 	m.HandleFunc("GET /api/pub/personas/{username}/posts", h.apiPosts)
 	m.HandleFunc("GET /api/pub/personas/{username}/config", h.apiConfig)
+	m.HandleFunc("GET "+RuntimePath, h.runtime)
+	m.HandleFunc("GET "+WorkerPath, h.worker)
 	m.HandleFunc("/api/pub/", func(w http.ResponseWriter, r *http.Request) { h.fail(w, r, murlog.NotFound("resource")) })
 	m.HandleFunc("/", h.fallback)
 	return h
@@ -381,10 +394,15 @@ func (h *Handler) security(hd http.Header, csp string) {
 // and Cache-Control: no-cache (caches revalidate; a matching
 // If-None-Match gets 304 and no body), Content-Length, no body for HEAD.
 func (h *Handler) write(w http.ResponseWriter, r *http.Request, status int, ct []string, csp string, body []byte) {
+	h.writeCC(w, r, status, ct, csp, h.hdr.noCache, body)
+}
+
+// writeCC is write with the Cache-Control cc.
+func (h *Handler) writeCC(w http.ResponseWriter, r *http.Request, status int, ct []string, csp string, cc []string, body []byte) {
 	hd := w.Header()
 	h.security(hd, csp)
 	hd["Content-Type"] = ct
-	hd["Cache-Control"] = h.hdr.noCache
+	hd["Cache-Control"] = cc
 	tag := ETag(body)
 	hd["Etag"] = []string{tag}
 	if status == http.StatusOK && httpd.MatchETag(r.Header.Get("If-None-Match"), tag) {

@@ -309,7 +309,7 @@ func (l *Loader) list(s *scope, q store.PublicQuery, mode string) (posts []*murl
 func (l *Loader) base(s *scope, kind string) *Page {
 	p := &Page{Kind: kind, IsSite: kind == "site", IsPost: kind == "post", IsTag: kind == "tag",
 		IsSearch: kind == "search", IsError: kind == "error", Lang: s.lang, Dir: "ltr", T: s.t,
-		Theme: ThemeView{Name: s.info.Name, Vertical: s.info.Vertical, Stylesheets: s.info.Stylesheets, Scripts: s.info.Scripts}}
+		Theme: NewThemeView(s.info)}
 	u := s.persona.Username
 	p.Site = SiteView{Name: siteName(s), Subtitle: s.cfg.Subtitle, Introduction: s.cfg.Introduction,
 		URL: l.siteURL(s), Username: u, ShowServiceHeader: s.cfg.ShowServiceHeader, ShowSiteName: s.cfg.ShowSiteName,
@@ -328,7 +328,8 @@ func (l *Loader) base(s *scope, kind string) *Page {
 // page_view, and the encoded hydration data.
 func (l *Loader) finish(p *Page) {
 	if p.Meta.GA != nil {
-		p.Theme.Analytics = l.Themes.AssetURL(p.Theme.Name, "analytics.js")
+		a := l.Themes.Asset(p.Theme.Name, "analytics.js")
+		p.Theme.Analytics, p.Theme.AnalyticsIntegrity = a.URL, a.Integrity
 	}
 	p.HydrateJSON = hydrateJSON(p.Hydrate)
 }

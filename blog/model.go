@@ -1,6 +1,9 @@
 package blog
 
-import "github.com/murlog/murlog/blog/meta"
+import (
+	"github.com/murlog/murlog/blog/meta"
+	"github.com/murlog/murlog/theme"
+)
 
 // The page models. A template receives a *Page; the public read API
 // answers the same PostView and PostLink shapes as JSON, so the browser
@@ -67,12 +70,37 @@ type ThemeView struct {
 	Name     string `handlebars:"name"`
 	Vertical bool   `handlebars:"vertical"` // writing-mode: vertical-rl
 	// Stylesheets and Scripts are the theme's assets in theme.json order,
-	// as content-hashed URLs (/themes/<name>/<file>.<hash>.<ext>).
+	// as content-hashed URLs (/themes/<name>/<file>.<hash>.<ext>); kept for
+	// themes whose head links them without integrity.
 	Stylesheets []string `handlebars:"stylesheets"`
 	Scripts     []string `handlebars:"scripts"`
+	// CSS and JS are the same assets with their SRI values, which the
+	// shipped head writes as integrity attributes.
+	CSS []AssetView `handlebars:"css"`
+	JS  []AssetView `handlebars:"js"`
 	// Analytics is the hashed URL of the theme's analytics.js, set only
-	// on pages that send a Google Analytics page_view (meta.ga).
-	Analytics string `handlebars:"analytics"`
+	// on pages that send a Google Analytics page_view (meta.ga), and
+	// AnalyticsIntegrity its SRI value.
+	Analytics          string `handlebars:"analytics"`
+	AnalyticsIntegrity string `handlebars:"analytics_integrity"`
+}
+
+// AssetView is a hashed asset as a page links it.
+type AssetView struct {
+	URL       string `handlebars:"url"`
+	Integrity string `handlebars:"integrity"` // "sha256-<base64>"
+}
+
+// NewThemeView is the view of a theme's Info.
+func NewThemeView(in theme.Info) ThemeView {
+	v := ThemeView{Name: in.Name, Vertical: in.Vertical, Stylesheets: in.Stylesheets, Scripts: in.Scripts}
+	for _, u := range in.Stylesheets {
+		v.CSS = append(v.CSS, AssetView{URL: u, Integrity: in.Integrity[u]})
+	}
+	for _, u := range in.Scripts {
+		v.JS = append(v.JS, AssetView{URL: u, Integrity: in.Integrity[u]})
+	}
+	return v
 }
 
 // SiteView is the persona's site: what the header and footer show.

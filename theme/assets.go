@@ -3,6 +3,7 @@ package theme
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -19,14 +20,41 @@ import (
 // hashLen is how many hex digits of the SHA-256 of an asset its URL carries.
 const hashLen = 10
 
+// digestLen is the hex digits of a whole SHA-256: what the Set keeps of
+// each asset, the URL's hash its first hashLen, the SRI value all of it.
+const digestLen = 2 * sha256.Size
+
+// Asset is a hashed asset as a page links it.
+type Asset struct {
+	URL string // /themes/<provider>/<base>.<hash>.<ext>
+	// Integrity is the Subresource Integrity value of the served bytes,
+	// "sha256-<base64>": a browser refuses an asset whose bytes differ.
+	Integrity string
+}
+
 // assetURL is a's content-hashed URL. s.mu is held.
 func (s *Set) assetURL(a assetRef) (string, error) {
-	h, err := s.hash(a)
+	as, err := s.assetOf(a)
+	return as.URL, err
+}
+
+// assetOf is a's URL and integrity. s.mu is held.
+func (s *Set) assetOf(a assetRef) (Asset, error) {
+	d, err := s.hash(a)
 	if err != nil {
 		s.log().Error("theme: asset unreadable", "theme", a.provider, "asset", a.path, "err", err.Error())
-		return "", err
+		return Asset{}, err
 	}
-	return "/themes/" + a.provider + "/" + hashedName(a.path, h), nil
+	return Asset{URL: "/themes/" + a.provider + "/" + hashedName(a.path, d[:hashLen]), Integrity: integrity(d)}, nil
+}
+
+// integrity is the SRI value of the hex SHA-256 digest d.
+func integrity(d string) string {
+	b, err := hex.DecodeString(d)
+	if err != nil || len(b) != sha256.Size {
+		return ""
+	}
+	return "sha256-" + base64.StdEncoding.EncodeToString(b)
 }
 
 // hashedName is "<base>.<hash>.<ext>" for assets/<p>.
@@ -36,8 +64,8 @@ func hashedName(p, h string) string {
 	return strings.TrimSuffix(base, ext) + "." + h + ext
 }
 
-// hash is the hash of what ServeAsset sends for a (a stylesheet after its
-// url() references are rewritten). s.mu is held.
+// hash is the hex SHA-256 of what ServeAsset sends for a (a stylesheet
+// after its url() references are rewritten). s.mu is held.
 func (s *Set) hash(a assetRef) (string, error) {
 	s.loadSums()
 	if h, ok := s.hashes[a.file()]; ok {
@@ -63,7 +91,7 @@ func (s *Set) hash(a assetRef) (string, error) {
 	return h, nil
 }
 
-// sumFile is sum of the file name in fsys, read in small pieces.
+// sumFile is the sum of the file name in fsys, read in small pieces.
 func sumFile(fsys fs.FS, name string) (string, error) {
 	f, err := fsys.Open(name)
 	if err != nil {
@@ -74,12 +102,13 @@ func sumFile(fsys fs.FS, name string) (string, error) {
 	if _, err := io.CopyBuffer(d, struct{ io.Reader }{f}, make([]byte, 4096)); err != nil {
 		return "", err
 	}
-	return hex.EncodeToString(d.Sum(nil))[:hashLen], nil
+	return hex.EncodeToString(d.Sum(nil)), nil
 }
 
+// sum is the hex SHA-256 of b.
 func sum(b []byte) string {
 	d := sha256.Sum256(b)
-	return hex.EncodeToString(d[:])[:hashLen]
+	return hex.EncodeToString(d[:])
 }
 
 // cssURL matches url(…) in a stylesheet, quoted or not.
@@ -197,7 +226,7 @@ func (s *Set) asset(urlPath string) (b []byte, h, ext string, ok bool) {
 			}
 			cur := sum(c)
 			s.hashes[a.file()] = cur
-			if cur != h {
+			if cur[:hashLen] != h {
 				return nil, "", "", false
 			}
 			return c, h, ext, true

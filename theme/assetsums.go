@@ -23,8 +23,9 @@ import (
 // the bytes whatever this entry says.
 //
 // The entry is sumsMagic, the key's 32 bytes, the CRC-32 of the rest,
-// then lines of "<file>\t<hash>\n".
-const sumsMagic = "mrlgas1\n"
+// then lines of "<file>\t<hex SHA-256>\n" (version 2: the whole digest,
+// which the SRI attributes need; version 1 kept the URL's 10 digits).
+const sumsMagic = "mrlgas2\n"
 
 // executableSumsKey is the asset-hash entry's key for the running binary,
 // "" when the executable cannot be found or read.
@@ -115,7 +116,7 @@ func openSums(key string, b []byte) (map[string]string, bool) {
 			return nil, false
 		}
 		f, h, ok := strings.Cut(string(line), "\t")
-		if !ok || f == "" || len(h) != hashLen || strings.Trim(h, "0123456789abcdef") != "" {
+		if !ok || f == "" || len(h) != digestLen || strings.Trim(h, "0123456789abcdef") != "" {
 			return nil, false
 		}
 		m[f] = h

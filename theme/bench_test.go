@@ -3,6 +3,7 @@ package theme_test
 import (
 	"testing"
 
+	"github.com/murlog/murlog/blog"
 	"github.com/murlog/murlog/theme"
 )
 
@@ -23,7 +24,7 @@ func benchRenderPost(b *testing.B, e theme.Engine) {
 	b.ResetTimer()
 	for range b.N {
 		in := s.Info("default")
-		p.Theme.Stylesheets, p.Theme.Scripts = in.Stylesheets, in.Scripts
+		p.Theme = blog.NewThemeView(in)
 		if _, ok := s.Render("default", "post", p); !ok {
 			b.Fatal("Render fell back")
 		}
@@ -45,7 +46,7 @@ func benchColdRenderPost(b *testing.B, e theme.Engine) {
 	for range b.N {
 		s := theme.NewSet(fsys, theme.Options{OneShot: true, Engine: e})
 		in := s.Info("default")
-		p.Theme.Stylesheets, p.Theme.Scripts = in.Stylesheets, in.Scripts
+		p.Theme = blog.NewThemeView(in)
 		if _, ok := s.Render("default", "post", p); !ok {
 			b.Fatal("Render fell back")
 		}

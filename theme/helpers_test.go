@@ -101,7 +101,7 @@ func postPage(in theme.Info) *blog.Page {
 	}
 	return &blog.Page{
 		Kind: "post", IsPost: true, Lang: "ja", Dir: "ltr",
-		Theme: blog.ThemeView{Name: in.Name, Vertical: in.Vertical, Stylesheets: in.Stylesheets, Scripts: in.Scripts},
+		Theme: blog.NewThemeView(in),
 		Site: blog.SiteView{Name: "Alice's <blog>", Subtitle: "日々のこと", URL: "https://blog.example/@alice", Username: "alice",
 			ShowSiteName: true, ServiceName: "murlog", ServiceURL: "https://blog.example/", FeedRSS: "https://blog.example/@alice/feed.rss"},
 		Meta: meta.Meta{Title: "Go と raymond でテーマ | Alice", Description: "今日は リンク と go test の話。",

@@ -106,6 +106,9 @@ type Info struct {
 	Vertical    bool     // writing_mode vertical-rl
 	Stylesheets []string // content-hashed asset URLs, theme.json order
 	Scripts     []string
+	// Integrity is the SRI value ("sha256-<base64>") of each URL of
+	// Stylesheets and Scripts.
+	Integrity map[string]string
 }
 
 // Names lists the usable themes, sorted.
@@ -167,28 +170,51 @@ func (s *Set) Info(name string) Info {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer s.storeSums()
-	in := Info{Name: t.name, Vertical: t.m.WritingMode == "vertical-rl"}
+	in := Info{Name: t.name, Vertical: t.m.WritingMode == "vertical-rl", Integrity: map[string]string{}}
 	for _, a := range t.css {
-		if u, err := s.assetURL(a); err == nil {
-			in.Stylesheets = append(in.Stylesheets, u)
+		if as, err := s.assetOf(a); err == nil {
+			in.Stylesheets, in.Integrity[as.URL] = append(in.Stylesheets, as.URL), as.Integrity
 		}
 	}
 	for _, a := range t.js {
-		if u, err := s.assetURL(a); err == nil {
-			in.Scripts = append(in.Scripts, u)
+		if as, err := s.assetOf(a); err == nil {
+			in.Scripts, in.Integrity[as.URL] = append(in.Scripts, as.URL), as.Integrity
 		}
 	}
 	return in
+}
+
+// PageAssets are the stylesheets and scripts of every usable theme, each
+// once, sorted by URL: what any page of the site may load on every view
+// (the reader's Service Worker precaches them).
+func (s *Set) PageAssets() []Asset {
+	seen := map[string]bool{}
+	var out []Asset
+	for _, name := range s.Names() {
+		in := s.Info(name)
+		for _, u := range append(append([]string(nil), in.Stylesheets...), in.Scripts...) {
+			if !seen[u] {
+				seen[u] = true
+				out = append(out, Asset{URL: u, Integrity: in.Integrity[u]})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].URL < out[j].URL })
+	return out
 }
 
 // AssetURL is the content-hashed URL of the asset file (a path under
 // assets/ as theme.json lists it, css, js or files, inherited ones
 // included) of the theme name resolves to, or "" when it has none. Pages
 // need it for files loaded by condition, such as analytics.js.
-func (s *Set) AssetURL(name, file string) string {
+func (s *Set) AssetURL(name, file string) string { return s.Asset(name, file).URL }
+
+// Asset is AssetURL with the asset's integrity; the zero Asset when the
+// theme has no such file.
+func (s *Set) Asset(name, file string) Asset {
 	t, _ := s.use(name)
 	if t == nil {
-		return ""
+		return Asset{}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -196,10 +222,10 @@ func (s *Set) AssetURL(name, file string) string {
 	for _, list := range [][]assetRef{t.css, t.js, t.files} {
 		for _, a := range list {
 			if a.path == file {
-				u, _ := s.assetURL(a)
-				return u
+				as, _ := s.assetOf(a)
+				return as
 			}
 		}
 	}
-	return ""
+	return Asset{}
 }

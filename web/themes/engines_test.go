@@ -26,7 +26,7 @@ func TestEnginesAgree(t *testing.T) {
 	n := 0
 	for _, name := range shipped {
 		info := fast.Info(name)
-		tv := blog.ThemeView{Name: info.Name, Vertical: info.Vertical, Stylesheets: info.Stylesheets, Scripts: info.Scripts}
+		tv := blog.NewThemeView(info)
 		ps := variants(pages(tv))
 		files := make([]string, 0, len(ps))
 		for file := range ps {
@@ -104,7 +104,7 @@ func around(b []byte, i int) string {
 func BenchmarkRenderRaymond(b *testing.B) {
 	set := theme.NewSet(os.DirFS("."), theme.Options{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Engine: theme.EngineRaymond})
 	info := set.Info("default")
-	ps := pages(blog.ThemeView{Name: info.Name, Stylesheets: info.Stylesheets, Scripts: info.Scripts})
+	ps := pages(blog.NewThemeView(info))
 	for _, file := range []string{"post", "site"} {
 		b.Run(file, func(b *testing.B) {
 			b.ReportAllocs()

@@ -67,7 +67,7 @@ func TestThemesRender(t *testing.T) {
 		if u := set.AssetURL(name, "analytics.js"); !strings.HasPrefix(u, "/themes/default/analytics.") {
 			t.Errorf("%s: analytics.js at %q", name, u)
 		}
-		tv := blog.ThemeView{Name: info.Name, Vertical: info.Vertical, Stylesheets: info.Stylesheets, Scripts: info.Scripts}
+		tv := blog.NewThemeView(info)
 		ps := pages(tv)
 		files := make([]string, 0, len(ps))
 		for file := range ps {
@@ -114,11 +114,19 @@ func checkPage(t *testing.T, what string, tv blog.ThemeView, p *blog.Page, s str
 	must(`<meta charset="utf-8">`)
 	must(`<meta name="viewport"`)
 	must("<title>")
-	for _, css := range tv.Stylesheets {
-		must(`<link rel="stylesheet" href="` + css + `">`)
+	// Every hashed asset carries the SRI value of its bytes (the theme
+	// package's tests check the values against what is served).
+	for _, css := range tv.CSS {
+		if !strings.HasPrefix(css.Integrity, "sha256-") {
+			t.Errorf("%s: %s has integrity %q; want sha256-…", what, css.URL, css.Integrity)
+		}
+		must(`<link rel="stylesheet" href="` + css.URL + `" integrity="` + css.Integrity + `">`)
 	}
-	for _, js := range tv.Scripts {
-		must(`<script defer src="` + js + `"></script>`)
+	for _, js := range tv.JS {
+		if !strings.HasPrefix(js.Integrity, "sha256-") {
+			t.Errorf("%s: %s has integrity %q; want sha256-…", what, js.URL, js.Integrity)
+		}
+		must(`<script defer src="` + js.URL + `" integrity="` + js.Integrity + `"></script>`)
 	}
 	must(`<link rel="canonical" href="` + p.Meta.Canonical + `">`)
 	must(`<meta name="robots" content="` + p.Meta.Robots + `">`)
@@ -387,7 +395,7 @@ func vnu(t *testing.T, dir string) {
 func BenchmarkRender(b *testing.B) {
 	set := theme.NewSet(os.DirFS("."), theme.Options{Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	info := set.Info("default")
-	ps := pages(blog.ThemeView{Name: info.Name, Stylesheets: info.Stylesheets, Scripts: info.Scripts})
+	ps := pages(blog.NewThemeView(info))
 	for _, file := range []string{"post", "site"} {
 		b.Run(file, func(b *testing.B) {
 			b.ReportAllocs()
@@ -408,7 +416,7 @@ func BenchmarkRender(b *testing.B) {
 func BenchmarkColdRender(b *testing.B) {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	info := theme.NewSet(os.DirFS("."), theme.Options{Log: quiet}).Info("default")
-	ps := pages(blog.ThemeView{Name: info.Name, Stylesheets: info.Stylesheets, Scripts: info.Scripts})
+	ps := pages(blog.NewThemeView(info))
 	cache := theme.DirCache(b.TempDir())
 	for _, c := range []struct {
 		file  string

@@ -158,9 +158,12 @@ export async function update(s) {
   await page.goto(s.a + '/my/', { waitUntil: 'load' });
   await heading(s);
   await eventually('the new version running', async () => (await entry()) === newEntry, { timeout: 15000 });
+  // The app's own caches only: the public pages visited before registered
+  // the reader's worker, whose murlog-blog-* caches are not the app's.
   await eventually("the new build's cache, the old one's gone", async () => {
     const keys = await page.evaluate(() => caches.keys());
-    return keys.includes('murlog-shell-' + id) && !keys.some((k) => oldCaches.includes(k) && k !== 'murlog-shell-' + id);
+    return keys.includes('murlog-shell-' + id) &&
+      !keys.some((k) => k.startsWith('murlog-shell-') && oldCaches.includes(k) && k !== 'murlog-shell-' + id);
   }, { timeout: 15000 });
   const banner = await page.getByText('A new version of the app is ready.').count();
   s.h.note(`update: ${oldEntry} → ${newEntry}, cache murlog-shell-${id}; "new version" banner ${banner ? 'shown' : 'not shown (already running it)'}; ` +

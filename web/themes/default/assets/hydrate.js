@@ -1,6 +1,8 @@
 /* murlog hydration: refreshes the server-rendered sidebar lists from the
    public read API with the same precompiled partials (templates.js), then
-   loads the share widgets' scripts, each once and only when enabled.
+   loads the share widgets' scripts, each once and only when enabled; and
+   registers the reader's offline worker (/sw.js) when the runtime pointer
+   says it is on, or removes it and its caches when it says it is off.
    Plain ES2019, no eval, nothing inline (the page's CSP forbids both).
    Every failure is caught: the server-rendered page is already complete. */
 (function () {
@@ -120,7 +122,41 @@
     document.documentElement.setAttribute('data-murlog-hydrated', state);
   }
 
+  // offlineWorker follows the runtime pointer, which the page asks for
+  // (it is not in the HTML: pages are rendered once, switches flip at any
+  // time). Off unregisters the reader worker and deletes its caches, so
+  // a switch flipped after the page was rendered still holds. A pointer
+  // that cannot be read changes nothing. <html data-murlog-sw> ends as
+  // "on", "off", "unknown" or "none" (no worker support); tests wait for
+  // it.
+  function offlineWorker() {
+    var sw = navigator.serviceWorker;
+    var say = function (state) { document.documentElement.setAttribute('data-murlog-sw', state); };
+    if (!sw || !window.caches) return say('none');
+    fetch('/api/pub/runtime', { credentials: 'omit', headers: { Accept: 'application/json' } })
+      .then(function (res) { return res.ok ? res.json() : null; })
+      .then(function (rt) {
+        if (!rt || typeof rt.service_worker !== 'boolean') return 'unknown';
+        if (rt.service_worker) {
+          return sw.register('/sw.js', { scope: '/', updateViaCache: 'none' }).then(function () { return 'on'; });
+        }
+        // Root-scoped registrations only: the owner's app at /my/ has a
+        // worker of its own, which the switch is not about.
+        var root = location.origin + '/';
+        return sw.getRegistrations().then(function (regs) {
+          return Promise.all(regs.filter(function (r) { return r.scope === root; })
+            .map(function (r) { return r.unregister(); }));
+        }).then(function () { return caches.keys(); }).then(function (keys) {
+          return Promise.all(keys.filter(function (k) { return k.indexOf('murlog-blog-') === 0; })
+            .map(function (k) { return caches.delete(k); }));
+        }).then(function () { return 'off'; });
+      })
+      .catch(function () { return 'unknown'; })
+      .then(say);
+  }
+
   function start() {
+    offlineWorker();
     var data = readData();
     if (!data) return done('done');
     registerHelpers();
