@@ -2,8 +2,12 @@ package app
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"path/filepath"
+	"runtime/debug"
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/artifact"
@@ -16,22 +20,22 @@ import (
 	"github.com/murlog/murlog/worker"
 )
 
-// siteDirName is the artifact folder of a CGI install, beside murlog.ini
-// in the document root, where the .htaccess rules map URLs onto it.
-const siteDirName = "_site"
-
 // artifactDir is where the site's artifacts live: artifact_dir when set;
-// else, on a CGI install (this process is CGI, or the .htaccess beside
-// murlog.ini carries murlog's block, for the worker and the command line
-// of such a site), the folder _site beside murlog.ini, which Apache
-// serves; else <data_dir>/artifacts.
+// else, under CGI, the folder _site beside the entry point in the
+// document root, where the .htaccess rules map URLs onto it; else, on a
+// CGI install (the .htaccess beside murlog.ini carries murlog's block:
+// the command line of such a site; the worker a CGI request spawns is
+// told the folder in MURLOG_ARTIFACT_DIR), _site beside murlog.ini; else
+// <data_dir>/artifacts.
 func (a *App) artifactDir(cfg *config.Config) string {
 	if cfg.ArtifactDir != "" {
 		return cfg.ArtifactDir
 	}
-	dir := filepath.Dir(cfg.Path)
-	if a.opts.OneShot || cgi.HasBlock(dir) {
-		return filepath.Join(dir, siteDirName)
+	if dir := entryDir(); a.opts.OneShot && dir != "" {
+		return filepath.Join(dir, cgi.SiteDir)
+	}
+	if dir := filepath.Dir(cfg.Path); a.opts.OneShot || cgi.HasBlock(dir) {
+		return filepath.Join(dir, cgi.SiteDir)
 	}
 	return filepath.Join(cfg.DataDir, "artifacts")
 }
@@ -52,7 +56,8 @@ func (a *App) wireArtifacts(rt *running) {
 	rd := &prerender.Renderer{Handler: http.HandlerFunc(a.renderRoute), Store: st, Site: rt.site.Domain,
 		Rebuilt: a.stmts.Rebuilt}
 	rt.pre = &prerender.Server{Renderer: rd, Log: a.log, Now: a.opts.Now, Events: &a.stmts,
-		Headers: prerender.Headers{PageCSP: blog.ArtifactCSP(), BaseCSP: blog.BaseCSP},
+		Headers: prerender.Headers{PageCSP: blog.ArtifactCSP(), BaseCSP: blog.BaseCSP, AssetCSP: cgi.AssetCSP,
+			WorkerCSP: blog.WorkerCSP},
 		Locked: func() bool {
 			st, err := rt.controls.Current(context.Background())
 			return err == nil && st.Lockdown.Active(a.opts.Now())
@@ -62,6 +67,61 @@ func (a *App) wireArtifacts(rt *running) {
 		// A resident process caches personas and settings for seconds;
 		// what the rebuild renders must be what the write committed.
 		Invalidate: func() { rt.fed.Invalidate(); rt.blogLoader.Invalidate() }}
+	a.checkArtifactStamp(rt)
+}
+
+// stampKey holds what rendered the artifacts: no URL maps to it.
+var stampKey = artifact.MustParseKey("misc/stamp.txt")
+
+// checkArtifactStamp renders everything again after a deploy: the
+// artifacts were made by a binary and themes that the stamp names, and a
+// new murlog (new templates, new theme assets) must not leave readers
+// on the old pages. A fresh folder only gets the stamp.
+func (a *App) checkArtifactStamp(rt *running) {
+	_, sw := blog.ServiceWorker(a.themeSet(rt.cfg))
+	stamp := fmt.Sprintf("murlog %s %s schema %d themes %s\n", murlog.Version, buildRevision(), SchemaVersion(), sw)
+	ctx := context.Background()
+	rc, _, err := rt.artifactStore.Get(ctx, stampKey)
+	if err == nil {
+		b, _ := io.ReadAll(io.LimitReader(rc, 512))
+		rc.Close()
+		if string(b) == stamp {
+			return
+		}
+	}
+	empty := true
+	if murlog.ErrorCode(err) == murlog.ENotFound {
+		rt.artifactStore.List(ctx, "html/", func(artifact.Key) error { empty = false; return errStop })
+	} else {
+		empty = false
+	}
+	if !empty {
+		if err := (prerender.Marks{Store: rt.eng.store}).RebuildAll(ctx); err != nil {
+			a.log.Warn("cannot mark the artifacts for rendering again after an upgrade", "err", err.Error())
+			return // the stamp stays old: the next process tries again
+		}
+		a.log.Info("murlog or its themes changed: every artifact is rendered again in the background")
+	}
+	if _, err := rt.artifactStore.Put(ctx, stampKey, "text/plain; charset=utf-8", []byte(stamp)); err != nil {
+		a.log.Warn("cannot write the artifact stamp", "err", err.Error())
+	}
+}
+
+var errStop = errors.New("stop")
+
+// buildRevision is the VCS revision the binary was built from, "" when
+// it does not say (a test binary, a build outside a checkout).
+func buildRevision() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" {
+			return s.Value
+		}
+	}
+	return ""
 }
 
 // renderRoute is the app's public routes as they answer dynamically: what

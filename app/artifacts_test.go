@@ -10,6 +10,7 @@ import (
 	"github.com/murlog/murlog/app"
 	"github.com/murlog/murlog/artifact"
 	"github.com/murlog/murlog/internal/testsite"
+	"github.com/murlog/murlog/store"
 )
 
 // TestArtifactsCommands: `murlog artifacts rebuild --all` renders the
@@ -101,5 +102,48 @@ func TestRepublishUnderLockdown(t *testing.T) {
 	}
 	if st.Pending != 0 || st.Rebuilding {
 		t.Errorf("after the worker ran: %+v; want nothing pending", st)
+	}
+}
+
+// TestUpgradeRendersEverythingAgain: artifacts made by another murlog
+// (its stamp differs) are all marked when a new one starts.
+func TestUpgradeRendersEverythingAgain(t *testing.T) {
+	t.Parallel()
+	s := testsite.New(t)
+	if resp, err := http.Get(s.Server.URL + "/@alice"); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("GET /@alice: %v, %v", resp, err)
+	}
+	_, st := s.App.Artifacts()
+	if _, err := st.Put(ctx, artifact.MustParseKey("misc/stamp.txt"), "text/plain", []byte("murlog 0.9.0 old\n")); err != nil {
+		t.Fatal(err)
+	}
+	drain := func() {
+		s.App.Store().Update(ctx, func(tx store.Tx) error {
+			ks, err := tx.DirtyKeys().Oldest(store.MaxMarkKeys)
+			if err == nil {
+				_, err = tx.DirtyKeys().Clear(ks...)
+			}
+			return err
+		})
+	}
+	drain()
+	s.Restart(t)
+	var marks []string
+	s.App.Store().View(ctx, func(tx store.Tx) error {
+		ks, err := tx.DirtyKeys().Oldest(10)
+		for _, k := range ks {
+			marks = append(marks, k.Key)
+		}
+		return err
+	})
+	if len(marks) != 1 || marks[0] != "site" {
+		t.Errorf("after an upgrade the marks are %v; want site", marks)
+	}
+	drain()
+	s.Restart(t) // the same murlog again: nothing to do
+	n := 0
+	s.App.Store().View(ctx, func(tx store.Tx) (err error) { n, err = tx.DirtyKeys().Count(); return })
+	if n != 0 {
+		t.Errorf("a restart of the same murlog marked %d; want none", n)
 	}
 }

@@ -329,6 +329,11 @@ func (a *App) spawnWorker(ctx context.Context) error {
 	cmd := exec.Command(exe, "worker", "--once", "--config", in.cfg.Path)
 	cmd.Dir = filepath.Dir(in.cfg.Path)
 	cmd.Env = workerEnv(os.Environ())
+	if rt := a.running.Load(); rt != nil && rt.artifactStore != nil && in.cfg.ArtifactDir == "" {
+		// The worker renders into the folder Apache serves, which it could
+		// not find by itself (it is no CGI request).
+		cmd.Env = append(cmd.Env, "MURLOG_ARTIFACT_DIR="+a.artifactDir(rt.cfg))
+	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = null, null, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {

@@ -23,7 +23,6 @@ import (
 	"github.com/murlog/murlog/admin"
 	"github.com/murlog/murlog/auth"
 	"github.com/murlog/murlog/blog"
-	"github.com/murlog/murlog/blog/meta"
 	"github.com/murlog/murlog/cgi"
 	"github.com/murlog/murlog/config"
 	"github.com/murlog/murlog/httpd"
@@ -171,11 +170,15 @@ func (a *App) ensureHtaccess(script string) (string, error) {
 	if a.Config().Exists {
 		h.DataDir = cgi.DataDirRel(dir, a.Config().DataDir)
 	}
-	if rt := a.running.Load(); rt != nil {
-		// Set up: Apache answers the pre-rendered artifacts itself.
-		h.ArtifactDir, h.Domain = filepath.Join(dir, cgi.SiteDir), rt.site.Domain
-		h.PageCSP, h.BaseCSP = pageCSP(), blog.BaseCSP
-		a.ensureSiteDir(dir, h)
+	if rt := a.running.Load(); rt != nil && rt.artifactStore != nil {
+		// Set up: Apache answers the pre-rendered artifacts itself, when
+		// they are in the document root's _site (an artifact_dir elsewhere
+		// is murlog's alone).
+		if ad := a.artifactDir(rt.cfg); ad == filepath.Join(dir, cgi.SiteDir) {
+			h.ArtifactDir, h.Domain = ad, rt.site.Domain
+			h.PageCSP, h.BaseCSP, h.WorkerCSP = blog.ArtifactCSP(), blog.BaseCSP, blog.WorkerCSP
+			a.ensureSiteDir(dir, h)
+		}
 	}
 	wrote, err := cgi.Ensure(dir, h)
 	if err != nil && cgi.HasBlock(dir) {
@@ -191,13 +194,6 @@ func (a *App) ensureHtaccess(script string) (string, error) {
 		a.log.Info(".htaccess updated", "dir", dir)
 	}
 	return dir, nil
-}
-
-// pageCSP is the policy Apache sends with every HTML artifact: the
-// union of what any page may load (all share widgets, Google Analytics).
-// Each page's own, narrower policy is in its <meta http-equiv>.
-func pageCSP() string {
-	return blog.CSP(&blog.Page{Share: &blog.Share{X: true, Facebook: true, Hatena: true}, Meta: meta.Meta{GA: &meta.Analytics{}}})
 }
 
 // ensureSiteDir writes the artifact folder's .htaccess. A failure is

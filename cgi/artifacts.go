@@ -129,6 +129,7 @@ func artifactRules(domain string) []artifactRule {
 	rs = append(rs,
 		artifactRule{[]string{noQuery}, `^sitemap\.xml$`, "misc/sitemap.xml"},
 		artifactRule{[]string{noQuery}, `^robots\.txt$`, "misc/robots.txt"},
+		artifactRule{[]string{noQuery}, `^sw\.js$`, "misc/sw.js"},
 		artifactRule{[]string{noQuery}, `^\.well-known/nodeinfo$`, "misc/nodeinfo.json"},
 		artifactRule{[]string{noQuery}, `^nodeinfo/(2\.[01])$`, "misc/nodeinfo-$1.json"},
 	)
@@ -252,6 +253,7 @@ func (h Htaccess) SiteBlock() string {
 	w(`RewriteRule ^themes/ - [E=MURLOG_IMMUTABLE:1]`)
 	w(`RewriteRule ^html/ - [E=MURLOG_PAGE:1]`)
 	w(`RewriteRule ^(wf/|misc/nodeinfo) - [E=MURLOG_CORS:1]`)
+	w(`RewriteRule ^misc/sw\.js - [E=MURLOG_WORKER:1]`)
 	w("# The precompressed variant, already gzip: never compressed again.")
 	w(`RewriteRule \.gz$ - [E=no-gzip:1,END]`)
 	w(`RewriteCond %%{HTTP:Accept-Encoding} gzip [NC]`)
@@ -277,6 +279,10 @@ func (h Htaccess) SiteBlock() string {
 		w(`Header set Content-Security-Policy %q env=MURLOG_PAGE`, h.PageCSP)
 	}
 	w(`Header set Content-Security-Policy %q env=MURLOG_IMMUTABLE`, AssetCSP)
+	if headerValue(h.WorkerCSP) {
+		w("# The reader's service worker fetches under its own script's policy.")
+		w(`Header set Content-Security-Policy %q env=MURLOG_WORKER`, h.WorkerCSP)
+	}
 	w("# WebFinger and NodeInfo are read by browsers of other sites too.")
 	w(`Header set Access-Control-Allow-Origin "*" env=MURLOG_CORS`)
 	w(`</IfModule>`)

@@ -44,6 +44,8 @@ type Htaccess struct {
 	// assets (AssetCSP); "" or a value with a quote, a backslash or a line
 	// break sends none.
 	PageCSP, BaseCSP string
+	// WorkerCSP is the policy of the reader's service worker (/sw.js).
+	WorkerCSP string
 }
 
 // safeRel reports whether rel is a non-empty path of ASCII letters,

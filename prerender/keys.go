@@ -93,6 +93,8 @@ func keyString(p, q, accept, domain string) (string, bool) {
 		return "misc/sitemap.xml", true
 	case p == "/robots.txt" && q == "":
 		return "misc/robots.txt", true
+	case p == "/sw.js" && q == "":
+		return "misc/sw.js", true
 	case p == "/.well-known/nodeinfo" && q == "":
 		return "misc/nodeinfo.json", true
 	case (p == "/nodeinfo/2.0" || p == "/nodeinfo/2.1") && q == "":
@@ -252,7 +254,7 @@ func DocOf(k artifact.Key, domain string) (Doc, bool) {
 		}
 	case "misc":
 		switch rest {
-		case "sitemap.xml", "robots.txt":
+		case "sitemap.xml", "robots.txt", "sw.js":
 			return Doc{Path: "/" + rest, Accept: "*/*"}, true
 		case "nodeinfo.json":
 			return Doc{Path: "/.well-known/nodeinfo", Accept: acceptJSON}, true

@@ -49,6 +49,7 @@ func TestKeyOf(t *testing.T) {
 		{"/nodeinfo/2.1", "", "misc/nodeinfo-2.1.json"},
 		{"/sitemap.xml", "", "misc/sitemap.xml"},
 		{"/robots.txt", "", "misc/robots.txt"},
+		{"/sw.js", "", "misc/sw.js"},
 		{"/api/pub/personas/alice/posts?limit=5", "", "api/@alice/posts-5.json"},
 		{"/api/pub/personas/alice/config", "", "api/@alice/config.json"},
 		{"/api/pub/runtime", "", "api/runtime.json"},

@@ -213,9 +213,10 @@ func (rb *Rebuilder) mark(ctx context.Context, m store.DirtyKey) (int, error) {
 func (rb *Rebuilder) markAll(ctx context.Context) error {
 	var scopes []string
 	err := rb.Renderer.Store.List(ctx, "", func(k artifact.Key) error {
-		s := k.String()
-		if !strings.HasSuffix(s, gzSuffix) && !Immutable(k) {
-			scopes = append(scopes, "key:"+s)
+		// Documents only: not the variants (rendered with their key), nor
+		// the theme assets (immutable), nor the store's own files.
+		if _, ok := DocOf(k, rb.Renderer.Site); ok && !Immutable(k) {
+			scopes = append(scopes, "key:"+k.String())
 		}
 		return nil
 	})
@@ -259,8 +260,12 @@ func (rb *Rebuilder) Expand(ctx context.Context, mark string) (render, drop []ar
 	}
 	now := rb.now()
 	if strings.HasPrefix(mark, "key:") {
-		add(mark[len("key:"):])
-		return parseKeys(out), nil, nil
+		for _, k := range parseKeys([]string{mark[len("key:"):]}) {
+			if _, ok := DocOf(k, rb.Renderer.Site); ok { // a key of no document renders nothing
+				render = append(render, k)
+			}
+		}
+		return render, nil, nil
 	}
 	err = rb.Store.View(ctx, func(tx store.Tx) error {
 		switch kind {

@@ -42,8 +42,10 @@ const cacheEntries = 4096
 // Headers are the fixed headers of artifact answers, the same that
 // Apache sets for the same files under CGI (package cgi).
 type Headers struct {
-	PageCSP string // every HTML artifact: the union of what a page may need (blog.ArtifactCSP)
-	BaseCSP string // every other artifact
+	PageCSP   string // every HTML artifact: the union of what a page may need (blog.ArtifactCSP)
+	BaseCSP   string // every other artifact but these two:
+	AssetCSP  string // theme assets (cgi.AssetCSP, as the theme's handler sends)
+	WorkerCSP string // the reader's service worker, whose fetches its script's policy governs
 }
 
 // Server answers public reads from artifacts in front of the dynamic
@@ -341,9 +343,14 @@ func (h Headers) set(hd http.Header, k artifact.Key, locked bool) {
 	if strings.HasPrefix(s, "wf/") || strings.HasPrefix(s, "misc/nodeinfo") {
 		hd.Set("Access-Control-Allow-Origin", "*")
 	}
-	if strings.HasPrefix(s, "html/") {
+	switch {
+	case strings.HasPrefix(s, "html/"):
 		hd.Set("Content-Security-Policy", h.PageCSP)
-	} else {
+	case Immutable(k):
+		hd.Set("Content-Security-Policy", h.AssetCSP)
+	case s == "misc/sw.js":
+		hd.Set("Content-Security-Policy", h.WorkerCSP)
+	default:
 		hd.Set("Content-Security-Policy", h.BaseCSP)
 	}
 	hd.Set("X-Content-Type-Options", "nosniff")

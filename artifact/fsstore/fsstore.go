@@ -91,10 +91,11 @@ const (
 	// was descheduled between its renames (a loaded 2-core host does
 	// that for milliseconds). Only a body written lately can be inside a
 	// writer's window, so an older mismatch is corrupt at once.
-	spins   = 16
-	settle  = 250 * time.Millisecond
-	recent  = 10 * time.Second
-	stripes = 64
+	spins     = 16
+	minSleeps = 8
+	settle    = 250 * time.Millisecond
+	recent    = 10 * time.Second
+	stripes   = 64
 )
 
 // Store is an artifact store in one folder. It is safe for concurrent
@@ -251,7 +252,10 @@ func (s *Store) open(ctx context.Context, key artifact.Key, keep bool) (*os.File
 		if deadline.IsZero() {
 			deadline = now.Add(s.settle)
 		}
-		if now.Sub(st.ModTime()) > recent || now.After(deadline) {
+		// The deadline counts only after a few sleeps: on a host so loaded
+		// that one sleep oversleeps the whole settle time, a look or two
+		// is no wait at all.
+		if now.Sub(st.ModTime()) > recent || (now.After(deadline) && i >= spins+minSleeps) {
 			return nil, sidecar{}, artifact.Corrupt(key, "%s", why)
 		}
 		if i < spins {
