@@ -1,6 +1,9 @@
 package store
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // ShieldCounters count requests per address block in fixed windows
 // (issue 16, point 9): the shields' state shared by every process, so a
@@ -23,3 +26,18 @@ const (
 	MaxShieldKey = 128 // bytes: a class and an IPv6 prefix fit many times over
 	MaxShieldHit = 1 << 20
 )
+
+// ShieldHits counts in st's ShieldCounters, each hit in a write
+// transaction of its own (httpd.BlockCounter): a shield's count must not
+// wait for, or roll back with, the request's own work.
+type ShieldHits struct{ Store Store }
+
+// Hit adds n to key's count in window and returns the count after it.
+func (h ShieldHits) Hit(ctx context.Context, key string, window time.Time, n int) (int, error) {
+	var count int
+	err := h.Store.Update(ctx, func(tx Tx) (err error) {
+		count, err = tx.ShieldCounters().Hit(key, window, n)
+		return err
+	})
+	return count, err
+}
