@@ -32,7 +32,8 @@ import (
 // IMMEDIATE) for burstHold out of every burstHold+burstGap, as a backup,
 // a second process or a slow disk would, so murlog's writes wait in
 // SQLite's busy handler. murlog's reads (WAL) are not held.
-// MURLOG_BENCH_LOAD_SECONDS changes the 10 s.
+// MURLOG_BENCH_LOAD_SECONDS changes the 10 s, MURLOG_BENCH_INBOX_RATE the
+// 2,000 a second.
 const (
 	burstRate   = 2000
 	burstActors = 100 // 20 a second each: within the per-actor limit, so the writer is what refuses
@@ -45,6 +46,10 @@ func TestInboxBurst(t *testing.T) {
 		t.Skip("set MURLOG_BENCH_LOAD=1 to load-test an inbox burst with a slowed writer (about 60 s; make load)")
 	}
 	d := loadSeconds()
+	rate := burstRate
+	if v, err := strconv.Atoi(os.Getenv("MURLOG_BENCH_INBOX_RATE")); err == nil && v > 0 {
+		rate = v
+	}
 	actors := newActorFarm(t, burstActors)
 	s := startServer(t, "MURLOG_ALLOW_PRIVATE_NETWORK=1", "MURLOG_METRICS_TOKEN="+metricsToken, "MURLOG_TRUSTED_PROXY=127.0.0.1/32")
 	tr := &http.Transport{MaxIdleConnsPerHost: 1024}
@@ -52,7 +57,7 @@ func TestInboxBurst(t *testing.T) {
 	hc := &http.Client{Transport: tr, Timeout: 30 * time.Second}
 
 	actors.warm(t, hc, s.base)
-	signed := actors.creates(t, s.base, int(d.Seconds())*burstRate)
+	signed := actors.creates(t, s.base, int(d.Seconds())*rate)
 	for drainStart := time.Now(); metricSum(t, hc, s.base, inboxBacklog...) > 0 && time.Since(drainStart) < time.Minute; {
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -60,7 +65,7 @@ func TestInboxBurst(t *testing.T) {
 
 	stopHog := holdWriter(t, s.dir)
 	start := time.Now()
-	res := openLoop(hc, s.base, signed, burstRate)
+	res := openLoop(hc, s.base, signed, rate)
 	took := time.Since(start)
 	after := metricsSnapshot(t, hc, s.base)
 	stopHog()
@@ -78,7 +83,7 @@ func TestInboxBurst(t *testing.T) {
 	done := final.get(`queue_depth{topic="inbox.process",state="done"}`) - before.get(`queue_depth{topic="inbox.process",state="done"}`)
 	dead := final.get(`queue_depth{topic="inbox.process",state="dead"}`) - before.get(`queue_depth{topic="inbox.process",state="dead"}`)
 	inboxStmts := after.get(`db_statements_total{class="inbox"}`) - before.get(`db_statements_total{class="inbox"}`)
-	t.Logf("open loop at %d/s for %v (%d POSTs sent in %v), writer held %v of every %v:", burstRate, d, len(signed), took.Round(time.Millisecond), burstHold, burstHold+burstGap)
+	t.Logf("open loop at %d/s for %v (%d POSTs sent in %v), writer held %v of every %v:", rate, d, len(signed), took.Round(time.Millisecond), burstHold, burstHold+burstGap)
 	t.Logf("  answers %v; accepted %.0f/s; p50 %.1f ms, p99 %.1f ms (all answers), p99 of 202s %.1f ms, of 503s %.1f ms",
 		res.byStatus, float64(accepted)/took.Seconds(), ms(res.p50), ms(res.p99), ms(res.p99ok), ms(res.p99busy))
 	t.Logf("  503s without Retry-After: %d; transport errors: %d", res.busyNoRetry, res.byStatus[0])
