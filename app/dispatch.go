@@ -91,7 +91,7 @@ func (a *App) rooms() [roomLegacy + 1]http.Handler {
 		roomNotFound:   classed(dbstat.Public, http.HandlerFunc(a.notFound)),
 		roomInbox:      classed(dbstat.Inbox, a.live(func(rt *running) http.Handler { return rt.inbox })),
 		roomFederation: classed(dbstat.Public, a.live(func(rt *running) http.Handler { return rt.fed })),
-		roomBlog:       classed(dbstat.Public, a.live(func(rt *running) http.Handler { return rt.blog })),
+		roomBlog:       classed(dbstat.Public, a.live(func(rt *running) http.Handler { return rt.public })),
 		roomLegacy:     classed(dbstat.Public, a.live(a.legacy)),
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/murlog/murlog/dbstat"
 	"github.com/murlog/murlog/delivery"
+	"github.com/murlog/murlog/housekeep"
 	"github.com/murlog/murlog/inbox"
 	"github.com/murlog/murlog/post"
 	"github.com/murlog/murlog/queue"
@@ -59,6 +60,7 @@ func (a *App) wireJobs(ctx context.Context, in *installed) error {
 	social.RegisterJobs(in.registry, in.eng.store)
 	inbox.RegisterJobs(in.registry, in.eng.store)
 	a.registerRebuild(in.registry)
+	housekeep.Register(in.registry, in.eng.store, a.log, reapers()...)
 	a.wireFederationJobs(in)
 	return nil
 }
@@ -102,7 +104,8 @@ func (a *App) newWorker(in *installed, svc string) *worker.Worker {
 		Wake:   in.wake, Svc: svc,
 		// Remote data nobody local interacted with is pruned daily.
 		// So are inbox items past their dedupe window.
-		Periodic: []func(time.Time) queue.Job{social.DailyPrune, inbox.DailyPrune},
+		// The bookkeeping tables are reaped hourly (reapers).
+		Periodic: []func(time.Time) queue.Job{social.DailyPrune, inbox.DailyPrune, housekeep.HourlyJob},
 		// The owner's delivery switch holds the jobs that send; unknown
 		// controls hold them too (they wait, they are not lost).
 		Hold: func(ctx context.Context, topic string) bool {

@@ -79,6 +79,12 @@ type running struct {
 	inbox    *inbox.Handler
 	fedJobs  *worker.Registry // the federation job handlers (see forward)
 	blog     *blog.Handler    // the public site
+	// public is the blog behind the block shields (the blog itself in a
+	// resident process).
+	public http.Handler
+	// shields are the persistent shields per address block, nil but
+	// under CGI (shields.go).
+	shields *blockShields
 	// blogLoader is the blog's model loader (its caches of personas,
 	// settings and post texts).
 	blogLoader *blog.Loader
@@ -147,9 +153,11 @@ func (a *App) run(ctx context.Context, in *installed) (*running, error) {
 	rt := &running{installed: in, site: murlog.Site{Scheme: cfg.Scheme, Domain: vals[murlog.SettingDomain]}}
 	rt.metrics = metrics.Handler(cfg.MetricsToken, metricsSource{in})
 	rt.out = a.newOutbound(cfg, rt.site, db)
+	rt.shields = a.newBlockShields(rt)
 	// The federation documents and the blog's URLs name the domain.
 	a.wireFederation(rt)
 	a.wireBlog(rt)
+	rt.public = rt.shields.public(rt.blog, a)
 	a.wireArtifacts(rt)
 	// A persona's public-site settings show on its pages; the primary
 	// persona's name and introduction are also NodeInfo's, so the API's
@@ -164,7 +172,7 @@ func (a *App) run(ctx context.Context, in *installed) (*running, error) {
 			Domains: domains.New(db), Queue: in.queue, Now: a.opts.Now,
 			Changed: func() { rt.fed.Invalidate(); rt.blogLoader.Invalidate() },
 			Social:  rt.social, Store: db, Remote: rt.resolver, Controls: in.controls, Artifacts: rt.republisher()}, a.log)
-		return httpd.Authenticate(in.auth, cookies, cfg.TrustedProxy, rt.site, rpc)
+		return httpd.Authenticate(in.auth, cookies, cfg.TrustedProxy, rt.site, rt.shields.rpc(rpc))
 	})
 	// The app's files need no caller; its theme preview does (the owner's
 	// session), and renders with the blog.

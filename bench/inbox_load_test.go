@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -15,9 +14,7 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -58,40 +55,19 @@ func TestInboxLoad(t *testing.T) {
 	if os.Getenv("MURLOG_BENCH_LOAD") == "" {
 		t.Skip("set MURLOG_BENCH_LOAD=1 to load-test the inbox (about 60 s; make load)")
 	}
-	d := 10 * time.Second
-	if v, err := time.ParseDuration(os.Getenv("MURLOG_BENCH_LOAD_SECONDS") + "s"); err == nil && v > 0 {
-		d = v
-	}
+	d := loadSeconds()
 	actors := newActorFarm(t, inboxActors)
 	s := startServer(t, "MURLOG_ALLOW_PRIVATE_NETWORK=1", "MURLOG_METRICS_TOKEN="+metricsToken, "MURLOG_TRUSTED_PROXY=127.0.0.1/32")
 	tr := &http.Transport{MaxIdleConnsPerHost: inboxConns, MaxConnsPerHost: inboxConns}
 	defer tr.CloseIdleConnections()
 	hc := &http.Client{Transport: tr}
 
-	// Warm the key cache: one Create per actor.
-	for i, a := range actors.list {
-		req := actors.sign(t, s.base, a, a.create(-1-i), a.key)
-		if st := do(hc, req.request(s.base)); st != http.StatusAccepted {
-			t.Fatalf("warm-up POST by %s: HTTP %d", a.id, st)
-		}
-	}
+	actors.warm(t, hc, s.base)
 	fetches := actors.hits.Load()
 	jobs0 := inboxJobCount(t, hc, s.base)
 
 	start := time.Now()
-	signed := make([]*signedPost, inboxSigned)
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for i := w; i < len(signed); i += runtime.GOMAXPROCS(0) {
-				a := actors.list[i%len(actors.list)]
-				signed[i] = actors.sign(t, s.base, a, a.create(i), a.key)
-			}
-		}(w)
-	}
-	wg.Wait()
+	signed := actors.creates(t, s.base, inboxSigned)
 	t.Logf("signed %d Creates in %v", len(signed), time.Since(start).Round(time.Millisecond))
 
 	// First at the target rate, for the latency there (measured from
@@ -294,30 +270,13 @@ func drive(hc *http.Client, base string, tick func() (time.Time, bool), next fun
 // every state) from the server's /metrics.
 func inboxJobCount(t *testing.T, hc *http.Client, base string, states ...string) int {
 	t.Helper()
-	req, _ := http.NewRequest("GET", base+"/metrics", nil)
-	req.Header.Set("Authorization", "Bearer "+metricsToken)
-	resp, err := hc.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	prefixes := []string{`queue_depth{topic="inbox.process"`}
-	if len(states) > 0 {
-		prefixes = prefixes[:0]
-		for _, st := range states {
-			prefixes = append(prefixes, `queue_depth{topic="inbox.process",state="`+st+`"}`)
-		}
+	m := metricsSnapshot(t, hc, base)
+	if len(states) == 0 {
+		return m.get(`queue_depth{topic="inbox.process"`)
 	}
 	n := 0
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		line := sc.Text()
-		for _, p := range prefixes {
-			if strings.HasPrefix(line, p) {
-				v, _ := strconv.Atoi(line[strings.LastIndexByte(line, ' ')+1:])
-				n += v
-			}
-		}
+	for _, st := range states {
+		n += m.get(`queue_depth{topic="inbox.process",state="` + st + `"}`)
 	}
 	return n
 }

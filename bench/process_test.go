@@ -27,6 +27,7 @@ type server struct {
 	base  string
 	owner *client.Client // logged in
 	pid   int
+	dir   string // holds murlog.ini and the data directory
 }
 
 func startServer(tb testing.TB, env ...string) *server {
@@ -50,7 +51,7 @@ func startBinary(tb testing.TB, bin string, env ...string) *server {
 	if err := cmd.Start(); err != nil {
 		tb.Fatal(err)
 	}
-	s := &server{cmd: cmd, pid: cmd.Process.Pid}
+	s := &server{cmd: cmd, pid: cmd.Process.Pid, dir: dir}
 	tb.Cleanup(func() {
 		cmd.Process.Signal(os.Interrupt)
 		done := make(chan struct{})

@@ -13,6 +13,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -82,12 +83,20 @@ type Config struct {
 	// jobs of a worker that died are run again. 0 means the queue's
 	// default (60).
 	JobLease int
+	// ShieldBlockLimits overrides the persistent shields' limits per
+	// address block and minute, by class (login, inbox, search, api);
+	// a class not named keeps its default (httpd.DefaultBlockLimits).
+	// They apply under CGI only.
+	ShieldBlockLimits map[string]int
 }
+
+// ShieldClasses are the classes shield_block_limits may name.
+var ShieldClasses = []string{"login", "inbox", "search", "api"}
 
 // Keys lists every key murlog.ini accepts, in the order they are written.
 var Keys = []string{"db_driver", "data_dir", "media_path", "web_dir", "themes_dir", "artifact_dir", "listen", "scheme", "trusted_proxy", "log_level",
 	"worker_min_concurrency", "worker_max_concurrency", "metrics_token", "queue_dual_write", "queue_read_from",
-	"queue_single_write", "allow_private_network", "inbox_rate_limit", "job_lease"}
+	"queue_single_write", "allow_private_network", "inbox_rate_limit", "job_lease", "shield_block_limits"}
 
 // Default returns the configuration murlog assumes for an ini at path that
 // does not exist yet.
@@ -247,6 +256,8 @@ func (c *Config) set(key, v string) error {
 		c.InboxRateLimit, err = positive(v, 1, 1_000_000)
 	case "job_lease":
 		c.JobLease, err = positive(v, MinJobLease, MaxJobLease)
+	case "shield_block_limits":
+		c.ShieldBlockLimits, err = blockLimits(v)
 	case "queue_read_from":
 		if v != "primary" && v != "secondary" {
 			return fmt.Errorf("must be primary or secondary, not %q", v)
@@ -288,6 +299,28 @@ func positive(v string, lo, hi int) (int, error) {
 		return 0, fmt.Errorf("must be a whole number from %d to %d, not %q", lo, hi, v)
 	}
 	return n, nil
+}
+
+// blockLimits parses "class=n, class=n": each class one of
+// ShieldClasses, each n requests per block and minute.
+func blockLimits(v string) (map[string]int, error) {
+	out := map[string]int{}
+	for _, part := range strings.Split(v, ",") {
+		class, n, ok := strings.Cut(strings.TrimSpace(part), "=")
+		class = strings.TrimSpace(class)
+		if !ok || !slices.Contains(ShieldClasses, class) {
+			return nil, fmt.Errorf("must be class=number pairs separated by commas, the classes %s, not %q", strings.Join(ShieldClasses, ", "), part)
+		}
+		if _, dup := out[class]; dup {
+			return nil, fmt.Errorf("names %s twice", class)
+		}
+		limit, err := positive(strings.TrimSpace(n), 1, 10_000_000)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", class, err)
+		}
+		out[class] = limit
+	}
+	return out, nil
 }
 
 // boolean parses the spellings of true and false murlog.ini accepts.

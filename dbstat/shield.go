@@ -14,10 +14,23 @@ const (
 	ShieldSearch                     // the search shield per client address
 	ShieldAnonAPI                    // anonymous API requests at once (the public read API, anonymous batches)
 	ShieldWriteBreaker               // writes refused by the write breaker
+	// The persistent counters per address block (httpd.BlockShield),
+	// which hold across CGI processes, one per class of request.
+	ShieldBlockLogin  // anonymous JSON-RPC requests: login and the other anonymous calls
+	ShieldBlockInbox  // inbox POSTs
+	ShieldBlockSearch // search queries
+	ShieldBlockAPI    // the public JSON API (/api/pub/)
+	// The inbox's limits by identity, after the signature verified.
+	ShieldInboxActor  // per signing actor
+	ShieldInboxSigner // per verified signing domain
+	// ShieldInboxBusy is the inbox's group commit refusing more than its
+	// writer can store within a second.
+	ShieldInboxBusy
 	numShields
 )
 
-var shieldNames = [numShields]string{"inbox_client", "inbox_domain", "search", "anon_api", "write_breaker"}
+var shieldNames = [numShields]string{"inbox_client", "inbox_domain", "search", "anon_api", "write_breaker",
+	"block_login", "block_inbox", "block_search", "block_api", "inbox_actor", "inbox_signer_domain", "inbox_busy"}
 
 func (s Shield) String() string {
 	if s >= numShields {

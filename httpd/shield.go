@@ -40,14 +40,18 @@ const (
 
 // NetworkKey is the rate-limit key of a client's network: its /24 for
 // IPv4 (an IPv4-mapped IPv6 address counts as IPv4), its /56 for IPv6.
-func NetworkKey(a netip.Addr) string {
+func NetworkKey(a netip.Addr) string { return prefixKey(a, NetworkBitsV4, NetworkBitsV6) }
+
+// prefixKey is a's network of v4 bits (IPv4, an IPv4-mapped address
+// included) or v6 bits, "unknown" for no address.
+func prefixKey(a netip.Addr, v4, v6 int) string {
 	if !a.IsValid() {
 		return "unknown"
 	}
 	a = a.Unmap()
-	bits := NetworkBitsV6
+	bits := v6
 	if a.Is4() {
-		bits = NetworkBitsV4
+		bits = v4
 	}
 	p, _ := a.Prefix(bits)
 	return p.String()

@@ -30,12 +30,31 @@ type pending struct {
 // each group is written in one transaction, every waiting request getting
 // its own result. The goroutine that writes runs only while there is
 // work, so an idle or replaced runtime leaves nothing behind.
+//
+// It admits no more than its writer can store within QueueWait: the
+// number waiting is held to MaxItems per transaction times the
+// transactions the last writes show fit in QueueWait (between MaxItems
+// and Queue). Past that, or when no room frees within submitWait, an
+// activity is refused at once with 503 and Retry-After, which senders
+// retry, instead of waiting on a slowed writer until the sender gives up.
 type batcher struct {
 	store   store.Store
 	o       BatchOptions
 	ch      chan *pending
 	running atomic.Bool
+	// room is how many items may wait: the estimate of what the writer
+	// stores within QueueWait.
+	room atomic.Int64
 }
+
+// QueueWait is how long an accepted activity should wait at most for its
+// transaction; submitWait how long a submitter waits for room in a full
+// queue; BusyRetry the Retry-After of an activity refused for either.
+const (
+	QueueWait  = time.Second
+	submitWait = 100 * time.Millisecond
+	BusyRetry  = 2 * time.Second
+)
 
 // idleExit is how long the writer goroutine waits for work before it
 // stops.
@@ -51,16 +70,55 @@ func newBatcher(st store.Store, o BatchOptions) *batcher {
 	if o.Queue <= 0 {
 		o.Queue = 4096
 	}
-	return &batcher{store: st, o: o, ch: make(chan *pending, o.Queue)}
+	b := &batcher{store: st, o: o, ch: make(chan *pending, o.Queue)}
+	b.room.Store(int64(o.Queue))
+	return b
+}
+
+// full reports whether as many items wait as the writer has room for.
+func (b *batcher) full() bool { return int64(len(b.ch)) >= b.room.Load() }
+
+// busy is the refusal of an activity the writer has no room for.
+func (b *batcher) busy(ctx context.Context) error {
+	dbstat.Dropped(ctx, dbstat.ShieldInboxBusy)
+	return &murlog.Error{Code: murlog.EUnavailable, RetryAfter: BusyRetry,
+		Message: "the inbox is busy: its writer is behind; retry later"}
+}
+
+// measure updates room from one transaction's duration: a transaction
+// holds up to MaxItems, so the writer stores MaxItems × QueueWait/took
+// within QueueWait. A quarter of each new estimate is taken in, so one
+// slow commit does not shut the door, and a slowed writer closes it
+// within a few.
+func (b *batcher) measure(took time.Duration) {
+	est := int64(b.o.Queue)
+	if took > 0 {
+		est = min(est, int64(float64(b.o.MaxItems)*float64(QueueWait)/float64(took)))
+	}
+	est = max(est, int64(b.o.MaxItems))
+	old := b.room.Load()
+	b.room.Store((3*old + est) / 4)
 }
 
 // submit hands p to the writer and waits for its result.
 func (b *batcher) submit(ctx context.Context, p *pending) error {
 	p.done = make(chan struct{})
+	if b.full() {
+		return b.busy(ctx)
+	}
 	select {
 	case b.ch <- p:
-	case <-ctx.Done():
-		return murlog.Errorf(murlog.EUnavailable, "the inbox is busy")
+	default:
+		t := time.NewTimer(submitWait)
+		select {
+		case b.ch <- p:
+			t.Stop()
+		case <-t.C:
+			return b.busy(ctx)
+		case <-ctx.Done():
+			t.Stop()
+			return murlog.Errorf(murlog.EUnavailable, "the inbox is busy")
+		}
 	}
 	if b.running.CompareAndSwap(false, true) {
 		go b.loop()
@@ -90,7 +148,9 @@ func (b *batcher) loop() {
 			continue
 		}
 		group := b.collect(first)
+		start := time.Now()
 		b.write(dbstat.With(context.Background(), dbstat.Inbox), group) // the batch is the senders' writes
+		b.measure(time.Since(start))
 		idle.Reset(idleExit)
 	}
 }

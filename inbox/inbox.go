@@ -67,6 +67,20 @@ const (
 	DefaultDomainBurst = 400
 )
 
+// The inbox's limits by identity, taken once the signature verified: per
+// signing actor, so that one noisy account cannot spend its server's
+// whole allowance, and per verified signing domain, so that one server
+// cannot spend the site's. Unlike the domain bucket before verification,
+// which anyone can charge by claiming a keyId on a host, these count only
+// what the host's own keys signed. An excess answers 503 with
+// Retry-After, which senders retry: nothing is lost.
+const (
+	DefaultActorRate   = 25
+	DefaultActorBurst  = 100
+	DefaultSignerRate  = 100
+	DefaultSignerBurst = 400
+)
+
 // forgeryPenalty is how many requests' worth of tokens a signature that
 // fails to verify costs its client and its signing domain: a server whose
 // key rotated loses a few deliveries' worth and retries later; a forger
@@ -110,6 +124,21 @@ type Deps struct {
 	// ClientRate/Burst and DomainRate/Burst are the token buckets; the
 	// Default… constants when 0.
 	ClientRate, ClientBurst, DomainRate, DomainBurst float64
+	// ActorRate/Burst and SignerRate/Burst are the limits by identity
+	// after verification (per signing actor, per its domain); the
+	// Default… constants when 0.
+	ActorRate, ActorBurst, SignerRate, SignerBurst float64
+	// Blocks, when set, is the persistent shield per address block
+	// (CGI, where the buckets hold nothing across processes), taken after
+	// the client bucket and before the signature is parsed. Its refusals
+	// should be EUnavailable: senders retry a 503.
+	Blocks *httpd.BlockShield
+	// Identities, when set, counts the limits by identity in state every
+	// process shares (CGI), per minute (httpd.BlockWindow) at 60 times
+	// the rates; a resident server leaves it nil and its buckets hold.
+	Identities httpd.BlockCounter
+	// Now is the clock of the persistent limits; time.Now when nil.
+	Now func() time.Time
 	// Batch tunes the group commit; zero values take the defaults.
 	Batch BatchOptions
 	// Intake, when set, says whether the owner's kill switch lets
@@ -135,8 +164,21 @@ type Handler struct {
 	log     *slog.Logger
 	clients *httpd.Buckets
 	domains *httpd.Buckets
+	actors  *httpd.Buckets // by identity, after verification
+	signers *httpd.Buckets
 	batch   *batcher
+	// verifying caps the activities decoded and verified at once (the
+	// CPU's part of a POST), so a burst past what the cores verify is
+	// refused at once instead of queueing until senders time out.
+	verifying *httpd.Slots
 }
+
+// MaxVerifying is how many POSTs a process decodes and verifies at once;
+// one waits VerifyWait for a turn, then is refused with 503.
+const (
+	MaxVerifying = 64
+	VerifyWait   = 100 * time.Millisecond
+)
 
 // New returns the inbox endpoint.
 func New(d Deps) *Handler {
@@ -152,10 +194,20 @@ func New(d Deps) *Handler {
 	def(&d.ClientBurst, DefaultClientBurst)
 	def(&d.DomainRate, DefaultDomainRate)
 	def(&d.DomainBurst, DefaultDomainBurst)
+	def(&d.ActorRate, DefaultActorRate)
+	def(&d.ActorBurst, DefaultActorBurst)
+	def(&d.SignerRate, DefaultSignerRate)
+	def(&d.SignerBurst, DefaultSignerBurst)
+	if d.Now == nil {
+		d.Now = time.Now
+	}
 	in := &Handler{d: d, log: d.Log,
 		clients: &httpd.Buckets{Rate: d.ClientRate, Burst: d.ClientBurst},
-		domains: &httpd.Buckets{Rate: d.DomainRate, Burst: d.DomainBurst}}
+		domains: &httpd.Buckets{Rate: d.DomainRate, Burst: d.DomainBurst},
+		actors:  &httpd.Buckets{Rate: d.ActorRate, Burst: d.ActorBurst, Now: d.Now},
+		signers: &httpd.Buckets{Rate: d.SignerRate, Burst: d.SignerBurst, Now: d.Now}}
 	in.batch = newBatcher(d.Store, d.Batch)
+	in.verifying = httpd.NewSlots(MaxVerifying, VerifyWait, "inbox activities being verified").Counting(dbstat.ShieldInboxBusy)
 	return in
 }
 
@@ -222,6 +274,16 @@ func (in *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		in.refuse(w, r, http.StatusServiceUnavailable, "inbox switched off by the owner")
 		return
 	}
+	// A writer behind (the group commit's queue is full) refuses before
+	// anything is read: each refusal then costs next to nothing, where
+	// verifying first would spend the cores on activities that cannot
+	// be stored anyway.
+	if !in.d.OneShot && in.batch.full() {
+		dbstat.Dropped(ctx, dbstat.ShieldInboxBusy)
+		w.Header().Set("Retry-After", strconv.Itoa(int(BusyRetry.Seconds())))
+		in.refuse(w, r, http.StatusServiceUnavailable, "the inbox's writer is behind")
+		return
+	}
 	if r.ContentLength > activitypub.MaxBody {
 		in.refuse(w, r, http.StatusRequestEntityTooLarge, "Content-Length "+strconv.FormatInt(r.ContentLength, 10)+" over 1 MB")
 		return
@@ -241,6 +303,12 @@ func (in *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(retry.Seconds()+0.999))))
 		in.refuse(w, r, http.StatusTooManyRequests, "client rate limit", "client", client)
 		return
+	}
+	if in.d.Blocks != nil {
+		if err := in.d.Blocks.Allow(r); err != nil {
+			in.fromErr(w, r, err, "client", client)
+			return
+		}
 	}
 	// 3. The signature's form, the signing domain's rate and blocks.
 	sig, err := in.d.Verifier.Parse(r, true)
@@ -279,7 +347,20 @@ func (in *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// 5. The activity, still without a key: well-formed, and by an actor
 	// on the keyId's host (the key must be its actor's, so anything else
-	// cannot verify and is not worth a fetch).
+	// cannot verify and is not worth a fetch). Decoding and verifying
+	// take a turn of the process's cores.
+	if !in.verifying.Acquire(ctx) {
+		in.fromErr(w, r, in.verifying.Busy(), "domain", domain)
+		return
+	}
+	released := false
+	release := func() {
+		if !released {
+			released = true
+			in.verifying.Release()
+		}
+	}
+	defer release()
 	act, err := activitypub.Decode(body)
 	if err != nil {
 		in.refuse(w, r, http.StatusBadRequest, "activity: "+err.Error(), "key_id", federation.SanitizeLog(sig.KeyID))
@@ -328,9 +409,14 @@ func (in *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		in.fromErr(w, r, err, "key_id", federation.SanitizeLog(sig.KeyID))
 		return
 	}
-	// 7. By the signer, not blocked.
+	release()
+	// 7. By the signer, within its limits, not blocked.
 	if act.Actor.ID != signer.URI {
 		in.refuse(w, r, http.StatusUnauthorized, "activity actor "+federation.SanitizeLog(act.Actor.ID)+" is not the signer "+signer.URI, "key_id", federation.SanitizeLog(sig.KeyID))
+		return
+	}
+	if err := in.identityLimits(ctx, signer); err != nil {
+		in.fromErr(w, r, err, "actor", signer.URI)
 		return
 	}
 	if !activitypub.SameOrigin(act.ID, signer.URI) {

@@ -34,10 +34,12 @@ func (h hostsResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.A
 // with an outbound client that has allow_private_network off and
 // resolves names through hosts.
 type strictInbox struct {
-	s    *testsite.Site
-	site murlog.Site
-	in   *inbox.Handler
-	logs *testsite.SyncBuffer
+	s        *testsite.Site
+	site     murlog.Site
+	in       *inbox.Handler
+	logs     *testsite.SyncBuffer
+	fed      *federation.Handler
+	verifier *federation.Verifier
 }
 
 func newStrictInbox(t *testing.T, hosts hostsResolver, tune func(*inbox.Deps)) *strictInbox {
@@ -50,12 +52,12 @@ func newStrictInbox(t *testing.T, hosts hostsResolver, tune func(*inbox.Deps)) *
 	h := federation.New(federation.Deps{Site: site, Store: st})
 	rv := federation.NewResolver(federation.ResolverDeps{Site: site, Store: st, Primary: h.Primary, Log: log,
 		Client: outbound.New(outbound.Options{AllowHTTP: true, Resolver: hosts, Timeout: 2 * time.Second})})
-	d := inbox.Deps{Personas: h, Store: st, Log: log,
-		Verifier: federation.NewVerifier(federation.VerifierDeps{Site: site, Store: st, Resolver: rv, Log: log})}
+	v := federation.NewVerifier(federation.VerifierDeps{Site: site, Store: st, Resolver: rv, Log: log})
+	d := inbox.Deps{Personas: h, Store: st, Log: log, Verifier: v}
 	if tune != nil {
 		tune(&d)
 	}
-	return &strictInbox{s: s, site: site, in: inbox.New(d), logs: logs}
+	return &strictInbox{s: s, site: site, in: inbox.New(d), logs: logs, fed: h, verifier: v}
 }
 
 func (si *strictInbox) post(req *http.Request) *httptest.ResponseRecorder {

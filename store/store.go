@@ -83,6 +83,9 @@ type Tx interface {
 
 	// DirtyKeys are the artifact keys waiting to be rebuilt (artifacts.go).
 	DirtyKeys() DirtyKeys
+	// ShieldCounters are the shields' request counts per address block
+	// (shield.go).
+	ShieldCounters() ShieldCounters
 }
 
 // FanoutProgress stores each fan-out's position, written in the same

@@ -274,7 +274,7 @@ func TestMigration008Backfills(t *testing.T) {
 		"DROP TABLE post_old_slugs", "DROP INDEX posts_slug", "DROP INDEX posts_pages",
 		"ALTER TABLE posts DROP COLUMN slug", "ALTER TABLE posts DROP COLUMN page",
 		"DROP INDEX queue_jobs_lease", "ALTER TABLE queue_jobs DROP COLUMN lease_until",
-		"DROP TABLE signature_schemes", "DROP TABLE artifact_dirty", "DELETE FROM schema_version WHERE version >= 9") {
+		"DROP TABLE signature_schemes", "DROP TABLE artifact_dirty", "DROP TABLE shield_counters", "DELETE FROM schema_version WHERE version >= 9") {
 		if _, err := db.w.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}

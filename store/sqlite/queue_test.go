@@ -164,7 +164,7 @@ func TestMigration012LeasesRunningJobs(t *testing.T) {
 		t.Fatalf("claim = %v, %v", js, err)
 	}
 	for _, s := range append(undo016[:len(undo016):len(undo016)], "DROP INDEX queue_jobs_lease", "ALTER TABLE queue_jobs DROP COLUMN lease_until",
-		"DROP TABLE signature_schemes", "DROP TABLE artifact_dirty", "DELETE FROM schema_version WHERE version >= 12") {
+		"DROP TABLE signature_schemes", "DROP TABLE artifact_dirty", "DROP TABLE shield_counters", "DELETE FROM schema_version WHERE version >= 12") {
 		if _, err := db.w.Exec(s); err != nil {
 			t.Fatalf("%s: %v", s, err)
 		}

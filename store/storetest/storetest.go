@@ -49,6 +49,8 @@ func Run(t *testing.T, open Opener) {
 		{"Slugs", testSlugs},
 		{"Pages", testPages},
 		{"DirtyKeys", testDirtyKeys},
+		{"ShieldCounters", testShieldCounters},
+		{"ShieldCountersConcurrent", testShieldCountersConcurrent},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
