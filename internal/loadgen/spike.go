@@ -1,0 +1,98 @@
+package loadgen
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Accept headers of the spike's visitors: what Mastodon sends for a
+// document and for a link preview, and what a browser sends for a page.
+const (
+	AcceptActivity = "application/activity+json, application/ld+json"
+	AcceptPreview  = "text/html,application/xhtml+xml"
+	AcceptPage     = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+)
+
+// Spike is the boost spike of issue 16: remote servers fetching a boosted
+// post's actor, note and link preview, and readers following it to the
+// post page, its theme assets and the home page.
+type Spike struct {
+	// Actor is the actor's path ("/@owner"), Post the boosted post's.
+	Actor, Post string
+	// Assets are the theme assets the post page loads (ThemeAssets).
+	Assets []string
+	// ReaderEvery makes one visitor in ReaderEvery a reader (6: 5,000
+	// servers and 1,000 readers in 6,000 visitors, evenly interleaved); 6
+	// when zero.
+	ReaderEvery int
+}
+
+// Visitor is visitor i's scenario: a server's, or every ReaderEvery-th a
+// reader's.
+func (s Spike) Visitor(i int) []Request {
+	every := s.ReaderEvery
+	if every <= 0 {
+		every = 6
+	}
+	if i%every == every-1 {
+		return s.Reader()
+	}
+	return s.Server()
+}
+
+// Server is a remote server's three fetches.
+func (s Spike) Server() []Request {
+	json := http.Header{"Accept": {AcceptActivity}, "Accept-Encoding": {"gzip"}}
+	return []Request{
+		{Name: "actor JSON", Path: s.Actor, Header: json},
+		{Name: "note JSON", Path: s.Post, Header: json},
+		{Name: "post preview", Path: s.Post, Header: http.Header{"Accept": {AcceptPreview}, "Accept-Encoding": {"gzip"}}},
+	}
+}
+
+// Reader is a browser's visit: the post page, its assets, the home page.
+func (s Spike) Reader() []Request {
+	page := http.Header{"Accept": {AcceptPage}, "Accept-Encoding": {"gzip, deflate, br"}}
+	reqs := []Request{{Name: "post page", Path: s.Post, Header: page}}
+	for _, a := range s.Assets {
+		reqs = append(reqs, Request{Name: "theme asset", Path: a, Header: http.Header{"Accept": {"*/*"}, "Accept-Encoding": {"gzip, deflate, br"}}})
+	}
+	return append(reqs, Request{Name: "home page", Path: "/", Header: page})
+}
+
+var (
+	tagRE  = regexp.MustCompile(`(?is)<(link|script)\b[^>]*>`)
+	attrRE = regexp.MustCompile(`(?is)\b(rel|href|src)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))`)
+)
+
+// ThemeAssets returns the paths under /themes/ that a browser loads with
+// page: stylesheets, preloads and scripts, in order, each once. Absolute
+// URLs are reduced to their path (the generator talks to one server).
+func ThemeAssets(page []byte) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range tagRE.FindAllSubmatch(page, -1) {
+		attrs := map[string]string{}
+		for _, a := range attrRE.FindAllSubmatch(m[0], -1) {
+			attrs[strings.ToLower(string(a[1]))] = string(a[2]) + string(a[3]) + string(a[4])
+		}
+		ref := attrs["src"]
+		if strings.EqualFold(string(m[1]), "link") {
+			rels := strings.Fields(strings.ToLower(attrs["rel"]))
+			if !slices.ContainsFunc(rels, func(r string) bool { return r == "stylesheet" || r == "preload" || r == "modulepreload" }) {
+				continue
+			}
+			ref = attrs["href"]
+		}
+		u, err := url.Parse(ref)
+		if err != nil || !strings.HasPrefix(u.Path, "/themes/") || seen[u.RequestURI()] {
+			continue
+		}
+		seen[u.RequestURI()] = true
+		out = append(out, u.RequestURI())
+	}
+	return out
+}
