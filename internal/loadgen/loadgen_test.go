@@ -8,32 +8,29 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/murlog/murlog/internal/testclock"
 )
 
 // stepClock is a settable clock whose sleeps end overshoot after the time
-// asked for: a generator descheduled on a busy machine.
+// asked for: a generator descheduled on a busy machine. Only the
+// scheduler sleeps, so reading and advancing need no lock between them.
 type stepClock struct {
-	mu        sync.Mutex
-	t         time.Time
+	*testclock.Clock
 	overshoot time.Duration
 }
 
-func (c *stepClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
+func newStepClock(overshoot time.Duration) stepClock {
+	return stepClock{testclock.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), overshoot}
 }
 
-func (c *stepClock) SleepUntil(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if t.After(c.t) {
-		c.t = t.Add(c.overshoot)
+func (c stepClock) SleepUntil(t time.Time) {
+	if now := c.Now(); t.After(now) {
+		c.Advance(t.Sub(now) + c.overshoot)
 	}
 }
 
@@ -57,7 +54,7 @@ func TestScheduleIsOpenLoop(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			clock := &stepClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), overshoot: tc.overshoot}
+			clock := newStepClock(tc.overshoot)
 			r := Calls(context.Background(), clock, "call", 100*ms, 5, func(context.Context) (int, error) { return 200, nil })
 			if !slices.Equal(r.Starts, tc.starts) {
 				t.Errorf("starts %v; want %v", r.Starts, tc.starts)
@@ -75,7 +72,7 @@ func TestRunStartsVisitorsOnSchedule(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }))
 	t.Cleanup(srv.Close)
-	clock := &stepClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clock := newStepClock(0)
 	r := Run(context.Background(), Config{Addr: srv.Listener.Addr().String(), Rate: 250, Visitors: 8, Clock: clock,
 		Visitor: func(int) []Request { return []Request{{Name: "a", Path: "/a"}, {Name: "b", Path: "/b"}} }})
 	if len(r.Samples) != 16 {
@@ -191,7 +188,7 @@ func TestCallsRecordErrors(t *testing.T) {
 		err    error
 	}{{200, nil}, {503, errors.New("unavailable")}, {0, syscall.ECONNREFUSED}, {500, nil}}
 	var i atomic.Int64
-	r := Calls(context.Background(), &stepClock{}, "posts.create", time.Second, len(results), func(context.Context) (int, error) {
+	r := Calls(context.Background(), newStepClock(0), "posts.create", time.Second, len(results), func(context.Context) (int, error) {
 		x := results[i.Add(1)-1]
 		return x.status, x.err
 	})
