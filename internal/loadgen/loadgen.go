@@ -151,7 +151,7 @@ func Run(ctx context.Context, cfg Config) *Result {
 // Calls runs n calls of fn open-loop, call i at t0 + i×every each in its
 // own goroutine (the owner posting once a second through a spike), and
 // records them like requests named name. fn returns the HTTP status (0 if
-// none came) and its error.
+// none came) and its error; it gets DefaultTimeout.
 func Calls(ctx context.Context, clock Clock, name string, every time.Duration, n int, fn func(ctx context.Context) (int, error)) *Result {
 	if clock == nil {
 		clock = Real
@@ -160,12 +160,14 @@ func Calls(ctx context.Context, clock Clock, name string, every time.Duration, n
 	t0 := clock.Now()
 	starts, lag, launch := schedule(ctx, clock, t0, n, every, func(i int) {
 		start := clock.Now()
-		status, err := fn(ctx)
+		cctx, cancel := context.WithTimeout(ctx, DefaultTimeout)
+		status, err := fn(cctx)
+		cancel()
 		s := Sample{Name: name, Start: start.Sub(t0), Latency: clock.Now().Sub(start), Status: status}
 		switch {
 		case err != nil:
 			s.Kind = kind(err)
-			if s.Kind == KindOther && status != 0 {
+			if s.Kind == KindOther && status >= 400 {
 				s.Kind = statusKind(status)
 			}
 		case status >= 400:
@@ -238,8 +240,16 @@ func (v *visitor) run(ctx context.Context, reqs []Request) []Sample {
 	if v.conn != nil {
 		v.conn.Close()
 	}
+	if v.br != nil {
+		v.br.Reset(nil)
+		readers.Put(v.br)
+	}
 	return out
 }
+
+// readers keeps the visitors' read buffers: thousands of visitors a second
+// would otherwise make the generator's garbage the machine's work.
+var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 16<<10) }}
 
 // do sends r on the visitor's connection (dialling one when it has none or
 // the last was closed) and reads the whole response.
@@ -262,7 +272,11 @@ func (v *visitor) do(ctx context.Context, r Request) Sample {
 		if err != nil {
 			return fail(err)
 		}
-		v.conn, v.br, v.conns = c, bufio.NewReaderSize(c, 16<<10), v.conns+1
+		if v.br == nil {
+			v.br = readers.Get().(*bufio.Reader)
+		}
+		v.br.Reset(c)
+		v.conn, v.conns = c, v.conns+1
 	}
 	v.conn.SetDeadline(deadline)
 	method := r.Method

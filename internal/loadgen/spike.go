@@ -1,11 +1,19 @@
 package loadgen
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/murlog/murlog/client"
 )
 
 // Accept headers of the spike's visitors: what Mastodon sends for a
@@ -95,4 +103,40 @@ func ThemeAssets(page []byte) []string {
 		out = append(out, u.RequestURI())
 	}
 	return out
+}
+
+// Run runs the spike at rate visitors a second, visitors in all, against
+// addr, while post (when not nil) is called once every postEvery for the
+// same time: the owner writing through the crowd. It returns the
+// visitors' result and the owner's.
+func (s Spike) Run(ctx context.Context, addr string, rate float64, visitors int, post func(context.Context) (int, error), postEvery time.Duration) (crowd, owner *Result) {
+	done := make(chan struct{})
+	if post != nil {
+		go func() {
+			defer close(done)
+			owner = Calls(ctx, Real, "posts.create", postEvery, int(math.Round(float64(visitors)/rate/postEvery.Seconds())), post)
+		}()
+	} else {
+		close(done)
+	}
+	crowd = Run(ctx, Config{Addr: addr, Rate: rate, Visitors: visitors, Visitor: s.Visitor})
+	<-done
+	return crowd, owner
+}
+
+// PostNotes returns a post function for Spike.Run: c, logged in as the
+// owner, creates a short note through the API on each call.
+func PostNotes(c *client.Client) func(context.Context) (int, error) {
+	var n atomic.Int64
+	return func(ctx context.Context) (int, error) {
+		err := c.Call(ctx, "posts.create", map[string]any{"content": fmt.Sprintf("Note %d, posted through the spike #spike", n.Add(1))}, nil)
+		var e *client.Error
+		if errors.As(err, &e) {
+			return e.HTTPStatus, err
+		}
+		if err != nil {
+			return 0, err
+		}
+		return http.StatusOK, nil
+	}
 }
