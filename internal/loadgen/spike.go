@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -139,4 +140,56 @@ func PostNotes(c *client.Client) func(context.Context) (int, error) {
 		}
 		return http.StatusOK, nil
 	}
+}
+
+// Issue 16's target for the spike: every request succeeds, p99 ≤ 100 ms.
+const SpikeP99 = 100 * time.Millisecond
+
+// LagLimit is how late (p99) the generator may start visitors before a
+// run counts as generator-bound: a quarter of SpikeP99; later than that,
+// the crowd the server met was thinner than asked.
+const LagLimit = 25 * time.Millisecond
+
+// MeetsSpikeTarget reports whether s meets the spike's target.
+func (s Summary) MeetsSpikeTarget() bool { return s.OK == s.Requests && s.P99 <= SpikeP99 }
+
+// GeneratorBound reports whether the generator fell behind its schedule
+// by more than LagLimit.
+func (s Summary) GeneratorBound() bool { return s.Lag.P99 > LagLimit }
+
+// Verdict says in a line whether s meets the spike's target, and whether
+// the generator kept its schedule.
+func (s Summary) Verdict(label string) string {
+	v := "met"
+	if !s.MeetsSpikeTarget() {
+		v = "MISSED"
+	}
+	out := fmt.Sprintf("target for %s (100%% success, p99 ≤ %s): %s (%.3f%%, p99 %s)", label, Ms(SpikeP99), v, s.Success(), Ms(s.P99))
+	if s.GeneratorBound() {
+		out += fmt.Sprintf("; the generator started visitors late (lag p99 %s): the run was partly closed-loop", Ms(s.Lag.P99))
+	}
+	return out
+}
+
+// SpikeSize is the spike's length and visitor rate from the environment
+// (getenv): 60 s at 100 visitors a second, or MURLOG_SPIKE_SECONDS, and
+// the rate times MURLOG_SPIKE_SCALE.
+func SpikeSize(getenv func(string) string) (seconds, rate float64) {
+	seconds, rate = 60, 100
+	if v, err := strconv.ParseFloat(getenv("MURLOG_SPIKE_SECONDS"), 64); err == nil && v > 0 {
+		seconds = v
+	}
+	if v, err := strconv.ParseFloat(getenv("MURLOG_SPIKE_SCALE"), 64); err == nil && v > 0 {
+		rate *= v
+	}
+	return seconds, rate
+}
+
+// Requests is the number of requests the first visitors of s send.
+func (s Spike) Requests(visitors int) int {
+	n := 0
+	for i := 0; i < visitors; i++ {
+		n += len(s.Visitor(i))
+	}
+	return n
 }
