@@ -164,12 +164,12 @@ func spikeRun(t *testing.T, label string, s *server, pid int, sp loadgen.Spike, 
 	if s.owner != nil {
 		post = loadgen.PostNotes(s.owner)
 	}
-	cpu0 := procCPU(t, pid)
+	cpu0, gen0 := procCPU(t, pid), procCPU(t, os.Getpid())
 	c, o := sp.Run(context.Background(), hostOf(s.base), rate, visitors, post, time.Second)
-	cpu = procCPU(t, pid) - cpu0
+	cpu, gen := procCPU(t, pid)-cpu0, procCPU(t, os.Getpid())-gen0
 	crowd = c.Summary()
-	t.Logf("spike against %s: %d visitors at %.0f/s; the server used %.2f s of CPU (%.0f%% of one core over the %.1f s)\n%s",
-		label, visitors, rate, cpu.Seconds(), 100*cpu.Seconds()/crowd.Wall.Seconds(), crowd.Wall.Seconds(), crowd)
+	t.Logf("spike against %s: %d visitors at %.0f/s; over the %.1f s the server used %.2f s of CPU (%.0f%% of one core), the generator (this test process) %.2f s (%.0f%%)\n%s",
+		label, visitors, rate, crowd.Wall.Seconds(), cpu.Seconds(), 100*cpu.Seconds()/crowd.Wall.Seconds(), gen.Seconds(), 100*gen.Seconds()/crowd.Wall.Seconds(), crowd)
 	if o != nil {
 		owner = o.Summary()
 		t.Logf("the owner's posts during it: %s", owner.ByName[0])

@@ -22,6 +22,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -112,8 +113,11 @@ type Result struct {
 	// visitor's start; Wall from t0 to the last request's end.
 	Rate         float64
 	Launch, Wall time.Duration
-	// Conns is the number of TCP connections dialled.
-	Conns int
+	// Conns is the number of TCP connections dialled; PeakInFlight the
+	// most visitors (or calls) started and not yet finished, seen at a
+	// start: when it nears rate × timeout, the server has stopped keeping
+	// up and the crowd piles up.
+	Conns, PeakInFlight int
 }
 
 // Run runs cfg until every visitor has finished (or ctx ends, which stops
@@ -134,12 +138,12 @@ func Run(ctx context.Context, cfg Config) *Result {
 	per := make([][]Sample, cfg.Visitors)
 	conns := make([]int, cfg.Visitors)
 	t0 := clock.Now()
-	starts, lag, launch := schedule(ctx, clock, t0, cfg.Visitors, interval(cfg.Rate), func(i int) {
+	starts, lag, launch, peak := schedule(ctx, clock, t0, cfg.Visitors, interval(cfg.Rate), func(i int) {
 		v := visitor{addr: cfg.Addr, host: host, timeout: timeout, clock: clock, t0: t0}
 		per[i] = v.run(ctx, cfg.Visitor(i))
 		conns[i] = v.conns
 	})
-	r := &Result{Starts: starts, Lag: lag, Rate: cfg.Rate, Launch: launch}
+	r := &Result{Starts: starts, Lag: lag, Rate: cfg.Rate, Launch: launch, PeakInFlight: peak}
 	for i := range per {
 		r.Samples = append(r.Samples, per[i]...)
 		r.Conns += conns[i]
@@ -158,7 +162,7 @@ func Calls(ctx context.Context, clock Clock, name string, every time.Duration, n
 	}
 	samples := make([]Sample, n)
 	t0 := clock.Now()
-	starts, lag, launch := schedule(ctx, clock, t0, n, every, func(i int) {
+	starts, lag, launch, peak := schedule(ctx, clock, t0, n, every, func(i int) {
 		start := clock.Now()
 		cctx, cancel := context.WithTimeout(ctx, DefaultTimeout)
 		status, err := fn(cctx)
@@ -175,7 +179,7 @@ func Calls(ctx context.Context, clock Clock, name string, every time.Duration, n
 		}
 		samples[i] = s
 	})
-	return &Result{Samples: samples, Starts: starts, Lag: lag, Rate: float64(time.Second) / float64(every), Launch: launch, Wall: wall(samples)}
+	return &Result{Samples: samples, Starts: starts, Lag: lag, Rate: float64(time.Second) / float64(every), Launch: launch, Wall: wall(samples), PeakInFlight: peak}
 }
 
 func interval(rate float64) time.Duration {
@@ -187,11 +191,12 @@ func interval(rate float64) time.Duration {
 
 // schedule starts run(i) in a goroutine at t0 + i×every for i < n,
 // records each start and its lag, and waits for every run to return. It
-// returns the starts and lags (from t0) and the time from t0 to the last
-// start.
-func schedule(ctx context.Context, clock Clock, t0 time.Time, n int, every time.Duration, run func(i int)) (starts, lag []time.Duration, launch time.Duration) {
+// returns the starts and lags (from t0), the time from t0 to the last
+// start and the most runs in flight at a start.
+func schedule(ctx context.Context, clock Clock, t0 time.Time, n int, every time.Duration, run func(i int)) (starts, lag []time.Duration, launch time.Duration, peak int) {
 	starts, lag = make([]time.Duration, 0, n), make([]time.Duration, 0, n)
 	var wg sync.WaitGroup
+	var inFlight atomic.Int64
 	var last time.Time
 	for i := 0; i < n && ctx.Err() == nil; i++ {
 		// Multiplying from t0 (rather than adding every to the previous
@@ -201,8 +206,10 @@ func schedule(ctx context.Context, clock Clock, t0 time.Time, n int, every time.
 		last = clock.Now()
 		starts, lag = append(starts, last.Sub(t0)), append(lag, max(0, last.Sub(at)))
 		wg.Add(1)
+		peak = max(peak, int(inFlight.Add(1)))
 		go func(i int) {
 			defer wg.Done()
+			defer inFlight.Add(-1)
 			run(i)
 		}(i)
 	}
@@ -210,7 +217,7 @@ func schedule(ctx context.Context, clock Clock, t0 time.Time, n int, every time.
 	if last.IsZero() {
 		last = t0
 	}
-	return starts, lag, last.Sub(t0)
+	return starts, lag, last.Sub(t0), peak
 }
 
 func wall(samples []Sample) time.Duration {

@@ -87,6 +87,9 @@ func TestRunStartsVisitorsOnSchedule(t *testing.T) {
 	if got := r.Summary().AchievedRate; got != 250 {
 		t.Errorf("achieved rate %v; want 250", got)
 	}
+	if r.PeakInFlight < 1 || r.PeakInFlight > 8 {
+		t.Errorf("peak in flight %d; want 1 to 8", r.PeakInFlight)
+	}
 }
 
 // Each visitor dials its own connection and keeps it for its requests; a
@@ -291,5 +294,23 @@ func TestSpikeInterleavesReaders(t *testing.T) {
 	}
 	if got := s.Visitor(5); got[len(got)-1].Path != "/" || got[1].Path != "/themes/a.css" {
 		t.Errorf("reader: %+v; want the post page, its assets, then /", got)
+	}
+}
+
+// Calls that wait for each other are all in flight at the last start.
+func TestPeakInFlight(t *testing.T) {
+	t.Parallel()
+	const n = 5
+	var started atomic.Int64
+	all := make(chan struct{})
+	r := Calls(context.Background(), newStepClock(0), "wait", time.Millisecond, n, func(context.Context) (int, error) {
+		if started.Add(1) == n {
+			close(all)
+		}
+		<-all
+		return 200, nil
+	})
+	if r.PeakInFlight != n {
+		t.Errorf("peak in flight %d; want %d", r.PeakInFlight, n)
 	}
 }

@@ -46,14 +46,14 @@ type Summary struct {
 	Visitors                int
 	AskedRate, AchievedRate float64
 	// Lag is the generator's lateness in starting visitors.
-	Lag   Latencies
-	Conns int
-	Wall  time.Duration
+	Lag                 Latencies
+	Conns, PeakInFlight int
+	Wall                time.Duration
 }
 
 // Summary computes r's summary.
 func (r *Result) Summary() Summary {
-	s := Summary{Group: group("all", r.Samples), Visitors: len(r.Lag), AskedRate: r.Rate, Conns: r.Conns, Wall: r.Wall}
+	s := Summary{Group: group("all", r.Samples), Visitors: len(r.Lag), AskedRate: r.Rate, Conns: r.Conns, PeakInFlight: r.PeakInFlight, Wall: r.Wall}
 	var names []string
 	by := map[string][]Sample{}
 	for _, x := range r.Samples {
@@ -135,8 +135,8 @@ func (s Summary) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d requests, %.3f%% success, p50 %s, p90 %s, p99 %s, max %s, %d timeouts; errors: %s\n",
 		s.Requests, s.Success(), Ms(s.P50), Ms(s.P90), Ms(s.P99), Ms(s.Max), s.Timeouts(), kinds(s.Kinds))
-	fmt.Fprintf(&b, "%d visitors at %.1f/s achieved (%.1f/s asked), %d connections, %.1f s in all; generator lag p50 %s, p99 %s, max %s\n",
-		s.Visitors, s.AchievedRate, s.AskedRate, s.Conns, s.Wall.Seconds(), Ms(s.Lag.P50), Ms(s.Lag.P99), Ms(s.Lag.Max))
+	fmt.Fprintf(&b, "%d visitors at %.1f/s achieved (%.1f/s asked), %d connections, at most %d visitors in flight, %.1f s in all; generator lag p50 %s, p99 %s, max %s\n",
+		s.Visitors, s.AchievedRate, s.AskedRate, s.Conns, s.PeakInFlight, s.Wall.Seconds(), Ms(s.Lag.P50), Ms(s.Lag.P99), Ms(s.Lag.Max))
 	for _, g := range s.ByName {
 		b.WriteString("  " + g.String() + "\n")
 	}
