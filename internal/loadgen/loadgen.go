@@ -245,7 +245,7 @@ func (v *visitor) run(ctx context.Context, reqs []Request) []Sample {
 		out[i] = v.do(ctx, r)
 	}
 	if v.conn != nil {
-		v.conn.Close()
+		closeConn(v.conn)
 	}
 	if v.br != nil {
 		v.br.Reset(nil)
@@ -268,7 +268,7 @@ func (v *visitor) do(ctx context.Context, r Request) Sample {
 		s.Latency = v.clock.Now().Sub(start)
 		s.Kind = kind(err)
 		if v.conn != nil {
-			v.conn.Close()
+			closeConn(v.conn)
 			v.conn = nil
 		}
 		return s
@@ -308,10 +308,24 @@ func (v *visitor) do(ctx context.Context, r Request) Sample {
 		s.Kind = statusKind(resp.StatusCode)
 	}
 	if resp.Close {
-		v.conn.Close()
+		closeConn(v.conn)
 		v.conn = nil
 	}
 	return s
+}
+
+// closeConn closes c with a reset rather than a FIN, so this side keeps no
+// TIME_WAIT: a visitor closes only after its last full response, and
+// thousands of visitors a second to one server address would otherwise
+// hold the loopback's ~28,000 ephemeral ports for a minute each, until
+// connect() itself stalls in the kernel past every deadline (seen: 27,036
+// dials out of 36,000 visitors at 3,000/s, latencies of 19 s against a
+// 15 s deadline).
+func closeConn(c net.Conn) {
+	if tc, ok := c.(*net.TCPConn); ok {
+		tc.SetLinger(0)
+	}
+	c.Close()
 }
 
 func encode(method, host string, r Request) []byte {
