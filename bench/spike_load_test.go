@@ -60,7 +60,7 @@ func TestSpikeLoad(t *testing.T) {
 // TestSpikeLimitLoad finds the machine's ceiling with the spike's mix: the
 // visitor rate is raised ×1.25 every 10 s step against the trivial server
 // until its first failed request or a p99 over 100 ms (or until the
-// generator falls behind its schedule, which it then says); the last rate
+// generator falls 100 ms behind its schedule, which it then says); the last rate
 // that held is R. Then murlog serve on a 5,000-post site meets the spike
 // at 60% of R, with the owner posting, for MURLOG_SPIKE_SECONDS.
 //
@@ -86,7 +86,10 @@ func TestSpikeLimitLoad(t *testing.T) {
 			reason = fmt.Sprintf("at %.0f visitors/s the trivial server failed %d requests, p99 %s", rate, sum.Requests-sum.OK, loadgen.Ms(sum.P99))
 			break
 		}
-		if sum.GeneratorBound() {
+		// A lag as long as the p99 target: noise on a shared machine gives
+		// a p99 of tens of milliseconds at any rate; a generator that
+		// cannot keep up falls behind by far more.
+		if sum.Lag.P99 > loadgen.SpikeP99 {
 			reason = fmt.Sprintf("at %.0f visitors/s the generator fell behind (lag p99 %s): the ceiling found is the generator's, not the server's", rate, loadgen.Ms(sum.Lag.P99))
 			break
 		}
