@@ -45,6 +45,19 @@ bench:
 # about 2 minutes), and one post fanned out to 10,000 followers on 1,000
 # loopback servers (bench/fanout_load_test.go, about 10 s), and the blog's
 # post and site pages of a 5,000-post site by wrk -t2 -c32 against a
-# trivial server (bench/blog_load_test.go, about 2 minutes).
+# trivial server (bench/blog_load_test.go, about 2 minutes), and issue 16's
+# boost spike, open loop with a new connection per visitor (internal/loadgen):
+# 6,000 visitors in 60 s (5,000 servers: actor, note, preview; 1,000 readers:
+# post page, its theme assets, home) while the owner posts a note a second,
+# against murlog serve and a trivial server replaying its bytes
+# (bench/spike_load_test.go TestSpikeLoad, about 2.5 minutes), the limit
+# finder, which raises the rate against the trivial server to its ceiling R
+# and runs murlog serve on 5,000 posts at 60% of R (TestSpikeLimitLoad,
+# about 4 minutes), and the same spike against murlog as CGI under Apache,
+# counting murlog processes and their memory, against Apache serving the
+# same bytes as files (e2e/spike_cgi_load_test.go, about 2.5 minutes).
+# MURLOG_SPIKE_SECONDS=10 makes the spikes short; docs/benchmarks.md has
+# the rest.
 load:
-	MURLOG_BENCH_LOAD=1 go test -run Load -v ./bench/
+	MURLOG_BENCH_LOAD=1 go test -run Load -v -timeout 60m ./bench/
+	MURLOG_BENCH_LOAD=1 go test -run SpikeCGILoad -v -timeout 30m ./e2e/

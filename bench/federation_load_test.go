@@ -108,6 +108,10 @@ func TestTrivialServerProcess(t *testing.T) {
 		t.Skip("the trivial server of TestFederationLoad, run only as its child process")
 	}
 	mux := http.NewServeMux()
+	if recorded, err := os.ReadFile(filepath.Join(dir, replayFile)); err == nil {
+		serveReplay(t, recorded)
+		return
+	}
 	for i := 0; ; i++ {
 		meta, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("%d.path", i)))
 		if err != nil {
@@ -132,6 +136,14 @@ func TestTrivialServerProcess(t *testing.T) {
 // startTrivial runs the trivial server in a child process.
 func startTrivial(t *testing.T, dir string) string {
 	t.Helper()
+	base, _ := startTrivialProcess(t, dir)
+	return base
+}
+
+// startTrivialProcess is startTrivial that also returns the child's pid
+// (to read the CPU time it used).
+func startTrivialProcess(t *testing.T, dir string) (string, int) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestTrivialServerProcess$", "-test.timeout=0")
 	cmd.Env = append(os.Environ(), "MURLOG_BENCH_TRIVIAL_DIR="+dir)
 	out, err := cmd.StdoutPipe()
@@ -146,11 +158,11 @@ func startTrivial(t *testing.T, dir string) string {
 	for sc.Scan() {
 		if a, ok := strings.CutPrefix(sc.Text(), "addr="); ok {
 			go io.Copy(io.Discard, out)
-			return "http://" + a
+			return "http://" + a, cmd.Process.Pid
 		}
 	}
 	t.Fatal("the trivial server did not report its address")
-	return ""
+	return "", 0
 }
 
 type loadResult struct {

@@ -118,7 +118,13 @@ func (s *server) rssKB(tb testing.TB) int {
 // /proc/<pid>/stat in clock ticks of 10 ms.
 func (s *server) cpu(tb testing.TB) time.Duration {
 	tb.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.pid))
+	return procCPU(tb, s.pid)
+}
+
+// procCPU is the CPU time (user + system) process pid has used.
+func procCPU(tb testing.TB, pid int) time.Duration {
+	tb.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -77,31 +77,7 @@ func newBenchSite(tb testing.TB, n int) *benchSite {
 	if err := c.Login(ctx, password); err != nil {
 		tb.Fatalf("login: %v", err)
 	}
-	const para = "A paragraph of an ordinary note, with *some emphasis*, a [link](https://example.com/page) and a #tag, long enough to look like a real post on a small site. "
-	for done := 0; done < n; {
-		var batch []map[string]any
-		for ; done < n && len(batch) < 100; done++ {
-			batch = append(batch, map[string]any{"jsonrpc": "2.0", "id": done, "method": "posts.create",
-				"params": map[string]any{"content": fmt.Sprintf("Post %d. %s%s", done, para, para)}})
-		}
-		body, _ := json.Marshal(batch)
-		status, raw, err := c.Post(ctx, "/api/mur/v1/rpc", "application/json", body)
-		if err != nil || status != http.StatusOK {
-			tb.Fatalf("posts.create batch: HTTP %d, %v\n%.500s", status, err, raw)
-		}
-		var resps []client.Response
-		if err := json.Unmarshal(raw, &resps); err != nil {
-			tb.Fatal(err)
-		}
-		for _, r := range resps {
-			if r.Error != nil {
-				tb.Fatalf("posts.create: %v", r.Error)
-			}
-			var p postResult
-			json.Unmarshal(r.Result, &p)
-			bs.postID = p.ID
-		}
-	}
+	bs.postID = postBatches(tb, c, n)
 	srv.Close()
 	if err := a.Close(); err != nil {
 		tb.Fatal(err)
@@ -136,6 +112,40 @@ func newBenchSite(tb testing.TB, n int) *benchSite {
 	}
 	bs.base = &apachetest.CGI{Program: base, Host: bs.domain, Credential: bs.cred}
 	return bs
+}
+
+// postBatches posts n notes through c (the owner's), 100 to a JSON-RPC
+// batch, and returns the last one's id.
+func postBatches(tb testing.TB, c *client.Client, n int) string {
+	tb.Helper()
+	ctx := context.Background()
+	var last string
+	const para = "A paragraph of an ordinary note, with *some emphasis*, a [link](https://example.com/page) and a #tag, long enough to look like a real post on a small site. "
+	for done := 0; done < n; {
+		var batch []map[string]any
+		for ; done < n && len(batch) < 100; done++ {
+			batch = append(batch, map[string]any{"jsonrpc": "2.0", "id": done, "method": "posts.create",
+				"params": map[string]any{"content": fmt.Sprintf("Post %d. %s%s", done, para, para)}})
+		}
+		body, _ := json.Marshal(batch)
+		status, raw, err := c.Post(ctx, "/api/mur/v1/rpc", "application/json", body)
+		if err != nil || status != http.StatusOK {
+			tb.Fatalf("posts.create batch: HTTP %d, %v\n%.500s", status, err, raw)
+		}
+		var resps []client.Response
+		if err := json.Unmarshal(raw, &resps); err != nil {
+			tb.Fatal(err)
+		}
+		for _, r := range resps {
+			if r.Error != nil {
+				tb.Fatalf("posts.create: %v", r.Error)
+			}
+			var p postResult
+			json.Unmarshal(r.Result, &p)
+			last = p.ID
+		}
+	}
+	return last
 }
 
 func rpcBody(method string, params any) []byte {

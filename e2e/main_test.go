@@ -34,7 +34,13 @@ const password = "correct horse battery"
 // through it; the returned client is logged in as the owner, alice.
 func setUp(t *testing.T) (*apachetest.Server, *client.Client) {
 	t.Helper()
-	s := apachetest.Start(t, apachetest.Options{})
+	return setUpWith(t, apachetest.Options{})
+}
+
+// setUpWith is setUp with Apache started with o.
+func setUpWith(t *testing.T, o apachetest.Options) (*apachetest.Server, *client.Client) {
+	t.Helper()
+	s := apachetest.Start(t, o)
 	return s, setUpOn(t, s)
 }
 
