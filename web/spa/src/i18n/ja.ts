@@ -620,4 +620,12 @@ export const ja: Record<Key, string> = {
   'controls.saved': '保存しました。',
   'controls.not_saved': '保存されていません。印の付いた項目を確認してください。何も変更されていません。',
   'controls.fix_first': '先に印の付いた項目を直してください。',
+  'controls.site': '公開サイト',
+  'controls.site_hint': '公開サイトのページは前もって生成しておき、そのまま配信します。テーマやサイト全体の設定を変えると、すべてのページがバックグラウンドで生成し直されます。その間、読者には以前のページが配信されます。生成し直すのはページだけなので、ロックダウン中でも使えます。',
+  'controls.site_checking': '公開サイトの状態を確認しています…',
+  'controls.site_up_to_date': '公開サイトは最新の状態です。',
+  'controls.site_rendering': '公開サイトを生成しています。残り {count} ページ…',
+  'controls.site_rendering_one': '公開サイトを生成しています。残り {count} ページ…',
+  'controls.rebuild': 'すべてのページを生成し直す',
+  'controls.rebuild_started': '開始しました。すべてのページをバックグラウンドで生成し直しています。',
 };
