@@ -470,6 +470,8 @@ export const en = {
   'site.preview_open': 'Open the preview in a new tab',
   'site.theme_apply': 'Apply {theme}',
   'site.theme_applied': 'The public site now uses {theme}.',
+  'site.theme_rebuilding': 'Every page of the public site is being rendered again in the background.',
+  'site.theme_rebuilding_link': 'See the progress in Controls',
   'site.general': 'General',
   'site.domain': 'Domain: {domain} (set at setup; it cannot change)',
   'site.language': 'Language',

@@ -470,6 +470,8 @@ export const ja: Record<Key, string> = {
   'site.preview_open': 'プレビューを新しいタブで開く',
   'site.theme_apply': '{theme} を適用',
   'site.theme_applied': '公開サイトは {theme} になりました。',
+  'site.theme_rebuilding': '公開サイトの全ページをバックグラウンドで生成し直しています。',
+  'site.theme_rebuilding_link': '進み具合はコントロールで確認できます',
   'site.general': '全般',
   'site.domain': 'ドメイン: {domain}(セットアップ時に決まり、変更できません)',
   'site.language': '言語',
