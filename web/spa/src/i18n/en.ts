@@ -470,6 +470,8 @@ export const en = {
   'site.preview_open': 'Open the preview in a new tab',
   'site.theme_apply': 'Apply {theme}',
   'site.theme_applied': 'The public site now uses {theme}.',
+  'site.theme_rebuilding': 'Every page of the public site is being rendered again in the background.',
+  'site.theme_rebuilding_link': 'See the progress in Controls',
   'site.general': 'General',
   'site.domain': 'Domain: {domain} (set at setup; it cannot change)',
   'site.language': 'Language',
@@ -620,6 +622,14 @@ export const en = {
   'controls.saved': 'Saved.',
   'controls.not_saved': 'Not saved: see the marked field. Nothing was changed.',
   'controls.fix_first': 'Fix the marked field first.',
+  'controls.site': 'Public site',
+  'controls.site_hint': 'The public site\'s pages are rendered ahead and served as they are. A theme or site-wide change renders every page again in the background; readers get the previous pages meanwhile. Rendering again works under lockdown too: it changes nothing but the rendered pages.',
+  'controls.site_checking': 'Checking the public site…',
+  'controls.site_up_to_date': 'The public site is up to date.',
+  'controls.site_rendering': 'Rendering the public site: {count} pages left…',
+  'controls.site_rendering_one': 'Rendering the public site: {count} page left…',
+  'controls.rebuild': 'Render every page again',
+  'controls.rebuild_started': 'Started: every page is being rendered again in the background.',
 };
 
 export type Key = keyof typeof en;

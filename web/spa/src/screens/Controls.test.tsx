@@ -1,9 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { act } from 'preact/test-utils';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { controlsStore, type Controls as ControlsState } from '../controls';
 import { setLang } from '../i18n';
-import { button, byLabel, callsOf, click, errorOf, failure, mount, refusal, stubRPC, type, unmount } from '../settings/testing';
+import { button, byLabel, callsOf, click, errorOf, failure, mount, refusal, settle, stubRPC, type, unmount } from '../settings/testing';
 import { fullTime } from '../ui/basic';
-import Controls from './Controls';
+import { fakeServer } from '../testing';
+import Controls, { ARTIFACTS_POLL_MS } from './Controls';
 
 const HOUR = 3600_000;
 const later = new Date(Date.now() + 2 * HOUR);
@@ -26,7 +28,10 @@ beforeEach(() => {
   setLang('en');
   controlsStore.set(null);
 });
-afterEach(() => unmount());
+afterEach(() => {
+  unmount();
+  vi.useRealTimers();
+});
 
 describe('Controls', () => {
   it('shows every switch and a scheduled lockdown as the server has them', async () => {
@@ -177,5 +182,160 @@ describe('Controls', () => {
     answer = state();
     await click(button(root, 'Retry'));
     expect(byLabel(root, 'Inbox').checked).toBe(false);
+  });
+});
+
+/** The public site's status line. */
+const siteStatus = (root: HTMLElement) => root.querySelector('.site-status')!.textContent;
+const upToDate = { pending: 0, rebuilding: false };
+const left = (n: number) => ({ pending: n, rebuilding: n > 0 });
+/** Moves the polling's interval on by `ms` and lets the calls it made answer. */
+const wait = async (ms: number) => {
+  await act(() => {
+    vi.advanceTimersByTime(ms);
+  });
+  await settle();
+};
+
+describe('Controls: the public site', () => {
+  it('says whether the public site is up to date or how many pages are left', async () => {
+    let answer = upToDate;
+    stubRPC({ 'site.controls.get': () => state(), 'site.artifacts.status': () => answer });
+    let root = await render();
+    expect(root.querySelector('#controls-site-heading')!.textContent).toBe('Public site');
+    expect(siteStatus(root)).toBe('The public site is up to date.');
+    unmount();
+
+    answer = left(1);
+    stubRPC({ 'site.controls.get': () => state(), 'site.artifacts.status': () => answer });
+    root = await render();
+    expect(siteStatus(root)).toBe('Rendering the public site: 1 page left…');
+    unmount();
+
+    setLang('ja');
+    answer = left(3);
+    stubRPC({ 'site.controls.get': () => state(), 'site.artifacts.status': () => answer });
+    root = await render();
+    expect(siteStatus(root)).toBe('公開サイトを生成しています。残り 3 ページ…');
+  });
+
+  it('asks every 2 s while pages are left, and stops at 0 and when the screen goes away', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const answers = [left(40), left(12), upToDate];
+    const calls = stubRPC({ 'site.controls.get': () => state(), 'site.artifacts.status': () => answers.shift() ?? upToDate });
+    const asked = () => callsOf(calls, 'site.artifacts.status').length;
+    let root = await render();
+    expect(asked()).toBe(1);
+    expect(siteStatus(root)).toBe('Rendering the public site: 40 pages left…');
+    await wait(ARTIFACTS_POLL_MS - 1);
+    expect(asked()).toBe(1);
+    await wait(1);
+    expect(asked()).toBe(2);
+    expect(siteStatus(root)).toBe('Rendering the public site: 12 pages left…');
+    await wait(ARTIFACTS_POLL_MS);
+    expect(asked()).toBe(3);
+    expect(siteStatus(root)).toBe('The public site is up to date.');
+    await wait(10 * ARTIFACTS_POLL_MS);
+    expect(asked(), 'calls after the count reached 0').toBe(3);
+    unmount();
+
+    // A rebuild still running when the screen goes away is not asked about again.
+    const calls2 = stubRPC({ 'site.controls.get': () => state(), 'site.artifacts.status': () => left(5) });
+    root = await render();
+    await wait(ARTIFACTS_POLL_MS);
+    expect(callsOf(calls2, 'site.artifacts.status')).toHaveLength(2);
+    unmount();
+    await wait(10 * ARTIFACTS_POLL_MS);
+    expect(callsOf(calls2, 'site.artifacts.status'), 'calls after unmount').toHaveLength(2);
+    expect(vi.getTimerCount(), 'timers left after unmount').toBe(0);
+  });
+
+  it('renders every page again on the button, disabled while the call runs, and follows the rebuild', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    let pending = 0;
+    let answer!: () => void;
+    const server = fakeServer({
+      'site.controls.get': () => state(),
+      'site.artifacts.status': () => left(pending),
+      'site.artifacts.rebuild': () =>
+        new Promise((resolve) => {
+          answer = () => {
+            pending = 120;
+            resolve(left(1));
+          };
+        }),
+    });
+    const root = await render();
+    expect(siteStatus(root)).toBe('The public site is up to date.');
+    const rebuild = button(root, 'Render every page again');
+    await click(rebuild);
+    expect(server.paramsOf('site.artifacts.rebuild')).toEqual([{}]);
+    expect(rebuild.disabled, 'disabled while the call runs').toBe(true);
+    expect(rebuild.getAttribute('aria-busy')).toBe('true');
+    await act(() => answer());
+    await settle();
+    expect(rebuild.disabled).toBe(false);
+    expect(root.querySelector('.site-artifacts .actions [role=status]')!.textContent).toBe(
+      'Started: every page is being rendered again in the background.',
+    );
+    // The answer starts the polling, which asks at once and then every 2 s.
+    expect(siteStatus(root)).toBe('Rendering the public site: 120 pages left…');
+    const asked = server.paramsOf('site.artifacts.status').length;
+    pending = 0;
+    await wait(ARTIFACTS_POLL_MS);
+    expect(server.paramsOf('site.artifacts.status')).toHaveLength(asked + 1);
+    expect(siteStatus(root)).toBe('The public site is up to date.');
+  });
+
+  it('never lets an answer sent before the rebuild replace the rebuild\'s', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    let late: ((r: unknown) => void) | null = null;
+    const server = fakeServer({
+      'site.controls.get': () => state(),
+      // The first answer comes at once; the poll after it hangs until the test answers it.
+      'site.artifacts.status': () => (server.paramsOf('site.artifacts.status').length === 1 ? left(1) : new Promise((r) => (late = r))),
+      'site.artifacts.rebuild': () => left(50),
+    });
+    const root = await render();
+    await wait(ARTIFACTS_POLL_MS);
+    expect(late, 'the poll is waiting').not.toBeNull();
+    await click(button(root, 'Render every page again'));
+    expect(siteStatus(root)).toBe('Rendering the public site: 50 pages left…');
+    // The count from before the rebuild arrives last: it is dropped, and the polling goes on.
+    await act(() => late!(upToDate));
+    await settle();
+    expect(siteStatus(root)).toBe('Rendering the public site: 50 pages left…');
+    const asked = server.paramsOf('site.artifacts.status').length;
+    await wait(ARTIFACTS_POLL_MS);
+    expect(server.paramsOf('site.artifacts.status')).toHaveLength(asked + 1);
+  });
+
+  it('shows why rendering again failed, and keeps the status it had', async () => {
+    stubRPC({
+      'site.controls.get': () => state(),
+      'site.artifacts.status': () => upToDate,
+      'site.artifacts.rebuild': () => failure('unavailable', 'the site keeps no artifacts', -32004),
+    });
+    const root = await render();
+    await click(button(root, 'Render every page again'));
+    const box = root.querySelector('.site-artifacts [role=alert]')!;
+    expect(box.textContent).toContain('The server is busy or not ready.');
+    expect(box.textContent).toContain('the site keeps no artifacts');
+    expect(root.querySelector('.site-artifacts .actions [role=status]')!.textContent).toBe('');
+    expect(siteStatus(root)).toBe('The public site is up to date.');
+    expect(button(root, 'Render every page again').disabled).toBe(false);
+  });
+
+  it('shows a status that could not be read, with a retry that asks again', async () => {
+    let answer: unknown = failure('unavailable', 'database busy');
+    const calls = stubRPC({ 'site.controls.get': () => state(), 'site.artifacts.status': () => answer });
+    const root = await render();
+    expect(siteStatus(root)).toBe('Checking the public site…');
+    expect(root.querySelector('.site-artifacts [role=alert]')!.textContent).toContain('database busy');
+    answer = left(2);
+    await click(button(root.querySelector('.site-artifacts') as HTMLElement, 'Retry'));
+    expect(callsOf(calls, 'site.artifacts.status')).toHaveLength(2);
+    expect(siteStatus(root)).toBe('Rendering the public site: 2 pages left…');
+    expect(root.querySelector('.site-artifacts [role=alert]')).toBeNull();
   });
 });

@@ -3,8 +3,10 @@
 // what the screen then shows is the server's answer, never the click. The
 // lockdown form saves on/from/until/reason together; its times are typed in
 // the browser's time zone and sent as RFC 3339. Every answer also goes to
-// the shell's store, so its lockdown banner follows at once.
-import { useEffect, useState } from 'preact/hooks';
+// the shell's store, so its lockdown banner follows at once. The public
+// site's section (docs/api.md "site.artifacts") shows how many pages wait to
+// be rendered again and can ask for every page to be rendered again.
+import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   controlsStore,
   localToRFC3339,
@@ -16,7 +18,7 @@ import {
   type Lockdown,
   type SwitchName,
 } from '../controls';
-import { useRPC } from '../hooks';
+import { usePoll, useRPC } from '../hooks';
 import { t, type Key } from '../i18n';
 import type { ScreenProps } from '../router';
 import { call } from '../rpc';
@@ -172,6 +174,80 @@ function LockdownSection({ controls, onAnswer }: { controls: ControlsState; onAn
   );
 }
 
+/** site.artifacts.status's answer, and site.artifacts.rebuild's. */
+interface ArtifactsStatus {
+  pending: number;
+  rebuilding: boolean;
+}
+
+/** How often the public site's section asks for the rebuild's progress while it runs. */
+export const ARTIFACTS_POLL_MS = 2000;
+
+/**
+ * The public site: whether its rendered pages are up to date, asked every
+ * 2 s while a rebuild runs (a theme change renders every page again in the
+ * background), and a button that renders every page again.
+ */
+function SiteSection() {
+  const [status, setStatus] = useState<ArtifactsStatus | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const save = useSave<ArtifactsStatus>();
+  // A status call still out when the screen goes away is aborted, its answer dropped.
+  const [gone] = useState(() => new AbortController());
+  useEffect(() => () => gone.abort(), []);
+  // Answers can cross: a poll sent before the rebuild may answer after it
+  // with the count from before. Only an answer to a later call than the one
+  // shown replaces it, so a stale 0 never stops the polling.
+  const sent = useRef(0);
+  const shown = useRef(0);
+  const show = (n: number, s: ArtifactsStatus | null, err: unknown) => {
+    if (n < shown.current) return;
+    shown.current = n;
+    if (s) setStatus(s);
+    setError(err);
+  };
+
+  const ask = async () => {
+    const n = ++sent.current;
+    try {
+      show(n, await call<ArtifactsStatus>('site.artifacts.status', {}, { signal: gone.signal }), null);
+    } catch (err) {
+      if (!gone.signal.aborted) show(n, null, err);
+    }
+  };
+  // The first answer is asked at once; then only a running rebuild is
+  // followed, and a failed first answer waits for Retry.
+  usePoll(ask, ARTIFACTS_POLL_MS, status === null ? error === null : status.rebuilding);
+
+  const rebuild = () => {
+    const n = ++sent.current;
+    void save.run(() => call<ArtifactsStatus>('site.artifacts.rebuild', {}), (s) => show(n, s, null));
+  };
+
+  let text: string;
+  if (!status) text = t('controls.site_checking');
+  else if (status.pending > 0) text = t(status.pending === 1 ? 'controls.site_rendering_one' : 'controls.site_rendering', { count: status.pending.toLocaleString() });
+  else text = t('controls.site_up_to_date');
+
+  return (
+    <section class="site-artifacts" aria-labelledby="controls-site-heading">
+      <h2 id="controls-site-heading">{t('controls.site')}</h2>
+      <p class="hint">{t('controls.site_hint')}</p>
+      <p class={'site-status' + (status && status.pending > 0 ? ' rendering' : '')} role="status">
+        <strong>{text}</strong>
+      </p>
+      {error !== null && <ErrorBox error={error} onRetry={status ? undefined : () => setError(null)} />}
+      {save.error !== null && <ErrorBox error={save.error} />}
+      <div class="actions">
+        <Button busy={save.busy} onClick={rebuild}>
+          {t('controls.rebuild')}
+        </Button>
+        <span role="status">{save.done ? t('controls.rebuild_started') : ''}</span>
+      </div>
+    </section>
+  );
+}
+
 export default function Controls(_props: ScreenProps) {
   const got = useRPC<ControlsState>('site.controls.get', {}, []);
   const [controls, setControls] = useState<ControlsState | null>(null);
@@ -210,6 +286,9 @@ export default function Controls(_props: ScreenProps) {
       </div>
       <div class="card">
         <LockdownSection controls={controls} onAnswer={apply} />
+      </div>
+      <div class="card">
+        <SiteSection />
       </div>
     </Page>
   );

@@ -142,6 +142,10 @@ describe('Site settings', () => {
     await click(button(root, 'Apply vertical'));
     expect(callsOf(calls, 'site.update_settings').map((c) => c.params)).toEqual([{ publication: { design_theme: 'vertical' } }]);
     expect(root.textContent).toContain('The public site now uses vertical.');
+    // Every page changes with the theme: the note links to where the rebuild's progress shows.
+    const note = root.querySelector('.theme-rebuilding')!;
+    expect(note.textContent).toBe('Every page of the public site is being rendered again in the background. See the progress in Controls');
+    expect(note.querySelector('a')!.getAttribute('href')).toBe('/my/controls');
     expect(byLabel(root, 'vertical (in use)').checked).toBe(true);
     // the form's own edits are kept
     expect(byLabel(root, 'Subtitle').value).toBe('unsaved edit');
@@ -150,6 +154,7 @@ describe('Site settings', () => {
     await click(byLabel(root, 'dark'));
     await click(button(root, 'Apply dark'));
     expect(root.querySelector('.theme-picker .field-error')!.textContent).toBe('Error: there is no theme "dark"');
+    expect(root.querySelector('.theme-rebuilding'), 'the note after a refused theme').toBeNull();
   });
 
   it('says when no theme is installed, and shows a load failure with a retry', async () => {

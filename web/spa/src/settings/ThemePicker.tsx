@@ -1,10 +1,13 @@
 // The theme picker: the installed themes (site.get_settings'
 // publication.themes) as radio buttons, the chosen one's post page in a
 // live preview (design.md: GET /my/preview/{theme}, framable by /my/ only),
-// and "apply", which saves publication.design_theme alone.
+// and "apply", which saves publication.design_theme alone. A theme changes
+// every page, so once applied the picker says they are being rendered again
+// and links to Controls, which shows the progress.
 import { useEffect, useState } from 'preact/hooks';
 import { t } from '../i18n';
 import { call } from '../rpc';
+import { Link } from '../router';
 import { Button, Empty, ErrorBox } from '../ui/basic';
 import { placeError } from './errors';
 import { useSave } from './useSave';
@@ -77,6 +80,11 @@ export function ThemePicker({ publication, personaId, onApplied }: {
             </Button>
             <span role="status">{save.done ? t('site.theme_applied', { theme: inUse }) : ''}</span>
           </div>
+          {save.done && (
+            <p class="hint theme-rebuilding">
+              {t('site.theme_rebuilding')} <Link href="/controls">{t('site.theme_rebuilding_link')}</Link>
+            </p>
+          )}
         </>
       )}
     </section>
