@@ -1,13 +1,16 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"runtime/debug"
+	"time"
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/artifact"
@@ -31,8 +34,8 @@ func (a *App) artifactDir(cfg *config.Config) string {
 	if cfg.ArtifactDir != "" {
 		return cfg.ArtifactDir
 	}
-	if dir := entryDir(); a.opts.OneShot && dir != "" {
-		return filepath.Join(dir, cgi.SiteDir)
+	if f := os.Getenv("SCRIPT_FILENAME"); a.opts.OneShot && f != "" {
+		return filepath.Join(filepath.Dir(f), cgi.SiteDir) // entryDir, for a request Apache started
 	}
 	if dir := filepath.Dir(cfg.Path); a.opts.OneShot || cgi.HasBlock(dir) {
 		return filepath.Join(dir, cgi.SiteDir)
@@ -175,3 +178,58 @@ func (a *App) ArtifactCounts() prerender.Counts {
 // Events returns this process's read-path events (artifact hits, misses,
 // rebuilds and their durations), for benchmarks.
 func (a *App) Events() dbstat.EventCounts { return a.stmts.EventCounts() }
+
+// inlineBudget bounds the rendering an owner's write waits for.
+const inlineBudget = 2 * time.Second
+
+// rendersWrites serves the owner's API and, when what it did left marks,
+// renders them (within inlineBudget) before its answer goes out: the
+// owner who just posted reads the post everywhere at once, and under CGI
+// the pages are files before the spawned worker even starts. The answer
+// is held meanwhile (a JSON-RPC answer is small).
+func (rt *running) rendersWrites(next http.Handler) http.Handler {
+	if rt.rebuild == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		held := &heldResponse{header: http.Header{}, status: http.StatusOK}
+		next.ServeHTTP(held, r)
+		ctx := dbstat.With(context.WithoutCancel(r.Context()), dbstat.Worker)
+		if n, err := (prerender.Marks{Store: rt.eng.store}).Pending(ctx); err == nil && n > 0 {
+			if _, err := rt.rebuild.Inline(ctx, inlineBudget); err != nil {
+				// The job renders them; the answer is the write's.
+				rt.rebuild.Log.Warn("rendering a write's pages at once failed; the rebuild job will", "err", err.Error())
+			}
+		}
+		for k, v := range held.header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(held.status)
+		w.Write(held.body.Bytes())
+	})
+}
+
+// heldResponse keeps a response until it is let go.
+type heldResponse struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+	wrote  bool
+}
+
+func (h *heldResponse) Header() http.Header { return h.header }
+
+func (h *heldResponse) WriteHeader(code int) {
+	if !h.wrote {
+		h.status, h.wrote = code, true
+	}
+}
+
+func (h *heldResponse) Write(b []byte) (int, error) {
+	h.wrote = true
+	return h.body.Write(b)
+}

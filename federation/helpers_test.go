@@ -128,6 +128,7 @@ func setSetting(t *testing.T, s *testsite.Site, key, value string) {
 	if err := s.App.Store().Update(ctx, func(tx store.Tx) error { return tx.Settings().Set(key, value) }); err != nil {
 		t.Fatal(err)
 	}
+	s.Settle(t) // the site's worker renders what it marked
 }
 
 func str(m map[string]any, k string) string { s, _ := m[k].(string); return s }

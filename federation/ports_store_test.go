@@ -91,6 +91,7 @@ func TestServedNoteCarriesItsMentions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.Settle(t) // written behind the app's back: the worker renders it
 	n := get(t, s.Server.URL, "/@alice/"+pub.ID, apAccept).json(t)
 	tags, _ := json.Marshal(n["tag"])
 	cc, _ := json.Marshal(n["cc"])

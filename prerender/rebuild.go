@@ -78,6 +78,17 @@ const renderers = 4
 // marksPerRead is how many marks one pass reads.
 const marksPerRead = 200
 
+// Inline renders, within budget, what the owner's write just marked,
+// before the write's answer goes out, so the owner (and anyone) reads
+// what they wrote at once — in serve mode and under CGI alike. What the
+// budget does not reach (a site-wide change on a big site) is left to the
+// job, which runs anyway and finds what is left.
+func (rb *Rebuilder) Inline(ctx context.Context, budget time.Duration) (Stats, error) {
+	inline := *rb
+	inline.Budget = budget
+	return inline.Run(ctx)
+}
+
 // Run renders what the marks name, oldest first, and clears each mark
 // whose keys were all rendered — unless a write marked it again meanwhile
 // (its generation moved on). A mark whose keys failed stays, and Run
@@ -89,11 +100,11 @@ func (rb *Rebuilder) Run(ctx context.Context) (Stats, error) {
 		rb.Invalidate()
 	}
 	var st Stats
-	start := rb.now()
+	start := time.Now() // the budget is wall time, whatever the site's clock
 	budget := cmp.Or(rb.Budget, 20*time.Second)
 	var failed []error
 	skip := map[string]bool{} // marks that failed in this run: not read again
-	for rb.now().Sub(start) < budget {
+	for time.Since(start) < budget {
 		var marks []store.DirtyKey
 		err := rb.Store.View(ctx, func(tx store.Tx) (err error) {
 			marks, err = tx.DirtyKeys().Oldest(marksPerRead)
@@ -113,7 +124,7 @@ func (rb *Rebuilder) Run(ctx context.Context) (Stats, error) {
 		}
 		var done []store.DirtyKey
 		for _, m := range todo {
-			if rb.now().Sub(start) >= budget {
+			if time.Since(start) >= budget {
 				break
 			}
 			n, err := rb.mark(ctx, m)
@@ -226,7 +237,8 @@ func (rb *Rebuilder) markAll(ctx context.Context) error {
 	err = rb.Store.View(ctx, func(tx store.Tx) error {
 		ps, err := tx.Personas().List()
 		for _, p := range ps {
-			scopes = append(scopes, "persona/"+p.ID, "key:wf/"+p.Username+".jrd", "key:api/@"+p.Username+"/config.json")
+			scopes = append(scopes, "persona/"+p.ID, "social/"+p.ID, "key:wf/"+p.Username+".jrd",
+				"key:api/@"+p.Username+"/config.json")
 		}
 		return err
 	})

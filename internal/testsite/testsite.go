@@ -156,3 +156,19 @@ func (s *Site) WriteFile(tb testing.TB, name, content string, mode os.FileMode) 
 		tb.Fatal(err)
 	}
 }
+
+// Settle renders what writes marked for the public site's artifacts, as
+// the site's worker does a moment after a commit: the test of a write
+// made behind the app's back (another process, the store directly) reads
+// its effect after Settle. The owner's API renders its own writes before
+// answering.
+func (s *Site) Settle(tb testing.TB) {
+	tb.Helper()
+	rb, _ := s.App.Artifacts()
+	if rb == nil {
+		return
+	}
+	if _, err := rb.Run(context.Background()); err != nil {
+		tb.Fatalf("rendering the marked artifacts: %v", err)
+	}
+}
