@@ -179,8 +179,14 @@ func (a *App) ArtifactCounts() prerender.Counts {
 // rebuilds and their durations), for benchmarks.
 func (a *App) Events() dbstat.EventCounts { return a.stmts.EventCounts() }
 
-// inlineBudget bounds the rendering an owner's write waits for.
-const inlineBudget = 2 * time.Second
+// inlineBudget bounds the rendering an owner's write waits for, and
+// inlineMarks the marks it takes on: a post, an edit, a setting leave a
+// handful; a batch importing hundreds of posts (or a backlog) is the
+// job's, in the background, and its answer does not wait.
+const (
+	inlineBudget = 2 * time.Second
+	inlineMarks  = 64
+)
 
 // rendersWrites serves the owner's API and, when what it did left marks,
 // renders them (within inlineBudget) before its answer goes out: the
@@ -199,7 +205,7 @@ func (rt *running) rendersWrites(next http.Handler) http.Handler {
 		held := &heldResponse{header: http.Header{}, status: http.StatusOK}
 		next.ServeHTTP(held, r)
 		ctx := dbstat.With(context.WithoutCancel(r.Context()), dbstat.Worker)
-		if n, err := (prerender.Marks{Store: rt.eng.store}).Pending(ctx); err == nil && n > 0 {
+		if n, err := (prerender.Marks{Store: rt.eng.store}).Pending(ctx); err == nil && n > 0 && n <= inlineMarks {
 			if _, err := rt.rebuild.Inline(ctx, inlineBudget); err != nil {
 				// The job renders them; the answer is the write's.
 				rt.rebuild.Log.Warn("rendering a write's pages at once failed; the rebuild job will", "err", err.Error())
