@@ -1,0 +1,89 @@
+package e2e
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/murlog/murlog/cgi"
+)
+
+// TestCGIWritesApacheServes is the CGI read path end to end: a post made
+// through murlog.cgi is rendered into _site before its answer, so its
+// page, its note, the persona's page and the home page are then answered
+// by Apache without murlog starting; an edit shows the same way; a
+// deleted post's files go, and its address reaches murlog again (410).
+func TestCGIWritesApacheServes(t *testing.T) {
+	t.Parallel()
+	s, owner := startCounted(t)
+	ctx := context.Background()
+	var p postResult
+	if err := owner.Call(ctx, "posts.create", map[string]any{"content": "first words through CGI #flow"}, &p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(s.Path(cgi.SiteDir), "html", "@alice", p.ID, "index.html")); err != nil {
+		t.Fatalf("the post's page is no file after posts.create answered: %v", err)
+	}
+	reads := []struct {
+		path   string
+		header map[string]string
+		want   string
+	}{
+		{"/@alice/" + p.ID, map[string]string{"Accept": acceptBrowser}, "%s"},
+		{"/@alice/" + p.ID, map[string]string{"Accept": `application/activity+json, application/ld+json; profile="https://www.w3.org/ns/activitystreams", text/html;q=0.1`}, `"type":"Note"`},
+		{"/@alice", map[string]string{"Accept": acceptBrowser}, "%s"},
+		{"/", map[string]string{"Accept": acceptBrowser}, "%s"},
+		{"/tags/flow", map[string]string{"Accept": acceptBrowser}, "%s"},
+		{"/@alice/feed.atom", nil, "%s"},
+	}
+	check := func(words string) {
+		t.Helper()
+		before := s.Starts(t)
+		for _, r := range reads {
+			resp, body := fetch(t, "GET", s.URL+r.path, r.header)
+			want := strings.ReplaceAll(r.want, "%s", words)
+			if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), want) {
+				t.Errorf("GET %s (%v) = %d without %q", r.path, r.header, resp.StatusCode, want)
+			}
+		}
+		if n := s.Starts(t) - before; n != 0 {
+			t.Errorf("%d reads of rendered pages started murlog %d times; want Apache alone", len(reads), n)
+		}
+	}
+	check("first words through CGI")
+	if err := owner.Call(ctx, "posts.update", map[string]any{"id": p.ID, "content": "second thoughts through CGI #flow"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	check("second thoughts through CGI")
+	if err := owner.Call(ctx, "posts.delete", map[string]any{"id": p.ID}, nil); err != nil {
+		t.Fatal(err)
+	}
+	before := s.Starts(t)
+	if resp, _ := fetch(t, "GET", s.URL+"/@alice/"+p.ID, map[string]string{"Accept": acceptBrowser}); resp.StatusCode != http.StatusGone {
+		t.Errorf("the deleted post's page = %d; want 410 from murlog", resp.StatusCode)
+	}
+	if n := s.Starts(t) - before; n != 1 {
+		t.Errorf("the deleted post's page started murlog %d times; want once (no file answers it)", n)
+	}
+	// The job the writes enqueued ran in the spawned worker too, and left
+	// nothing to do.
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		var st struct {
+			Pending int `json:"pending"`
+		}
+		if err := owner.Call(ctx, "site.artifacts.status", nil, &st); err != nil {
+			t.Fatal(err)
+		}
+		if st.Pending == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d marks still pending 20 s after the last write", st.Pending)
+		}
+		time.Sleep(200 * time.Millisecond) // polling another process's progress, not a wait for this one
+	}
+}
