@@ -74,6 +74,7 @@ var nullID = json.RawMessage("null")
 // callState collects what method calls want to add to the HTTP response.
 type callState struct {
 	cookies []*http.Cookie
+	wrote   bool // an owner's mutating call succeeded (Deps.AfterWrites)
 }
 
 type stateKey struct{}
@@ -178,6 +179,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			httpd.SetRetryAfter(w, single.err)
 		}
 		parts = [][]byte{out}
+	}
+	if st.wrote && s.deps.AfterWrites != nil {
+		// Before the answer: the owner who wrote reads the write at once.
+		s.deps.AfterWrites(context.WithoutCancel(r.Context()))
 	}
 	for _, c := range st.cookies {
 		http.SetCookie(w, c)
@@ -370,6 +375,9 @@ func (s *Server) call(ctx context.Context, m *method, params json.RawMessage) (a
 	result, err := m.call(ctx, params)
 	if err != nil {
 		return nil, err
+	}
+	if st, ok := ctx.Value(stateKey{}).(*callState); ok && m.mutating && c.Owner {
+		st.wrote = true
 	}
 	if result == nil {
 		return ok, nil

@@ -50,6 +50,10 @@ type Deps struct {
 	// Artifacts is the public site's rendering (site.artifacts.*); nil
 	// when the site keeps none.
 	Artifacts Republisher
+	// AfterWrites, when set, runs after a request whose owner's mutating
+	// calls succeeded, before its answer is written: the app renders the
+	// public pages they changed there.
+	AfterWrites func(ctx context.Context)
 	// Remote looks up remote actors and fetches remote objects (the
 	// federation resolver); nil makes the methods that need it answer
 	// unavailable "federation is not configured".

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -188,54 +187,23 @@ const (
 	inlineMarks  = 64
 )
 
-// rendersWrites serves the owner's API and, when what it did left marks,
-// renders them (within inlineBudget) before its answer goes out: the
-// owner who just posted reads the post everywhere at once, and under CGI
-// the pages are files before the spawned worker even starts. The answer
-// is held meanwhile (a JSON-RPC answer is small).
-func (rt *running) rendersWrites(next http.Handler) http.Handler {
+// renderWrites renders, within inlineBudget, what an owner's writes
+// marked, before the API answers them (api.Deps.AfterWrites): the owner
+// who just posted reads the post everywhere at once, and under CGI the
+// pages are files before the spawned worker even starts. Only the owner's
+// successful mutating calls come here: no anonymous request makes murlog
+// render.
+func (rt *running) renderWrites(ctx context.Context) {
 	if rt.rebuild == nil {
-		return next
+		return
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			next.ServeHTTP(w, r)
-			return
-		}
-		held := &heldResponse{header: http.Header{}, status: http.StatusOK}
-		next.ServeHTTP(held, r)
-		ctx := dbstat.With(context.WithoutCancel(r.Context()), dbstat.Worker)
-		if n, err := (prerender.Marks{Store: rt.eng.store}).Pending(ctx); err == nil && n > 0 && n <= inlineMarks {
-			if _, err := rt.rebuild.Inline(ctx, inlineBudget); err != nil {
-				// The job renders them; the answer is the write's.
-				rt.rebuild.Log.Warn("rendering a write's pages at once failed; the rebuild job will", "err", err.Error())
-			}
-		}
-		for k, v := range held.header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(held.status)
-		w.Write(held.body.Bytes())
-	})
-}
-
-// heldResponse keeps a response until it is let go.
-type heldResponse struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-	wrote  bool
-}
-
-func (h *heldResponse) Header() http.Header { return h.header }
-
-func (h *heldResponse) WriteHeader(code int) {
-	if !h.wrote {
-		h.status, h.wrote = code, true
+	ctx = dbstat.With(ctx, dbstat.Worker)
+	n, err := (prerender.Marks{Store: rt.eng.store}).Pending(ctx)
+	if err != nil || n == 0 || n > inlineMarks {
+		return
 	}
-}
-
-func (h *heldResponse) Write(b []byte) (int, error) {
-	h.wrote = true
-	return h.body.Write(b)
+	if _, err := rt.rebuild.Inline(ctx, inlineBudget); err != nil {
+		// The job renders them; the answer is the write's.
+		rt.rebuild.Log.Warn("rendering a write's pages at once failed; the rebuild job will", "err", err.Error())
+	}
 }
