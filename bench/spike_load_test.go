@@ -141,7 +141,7 @@ func hostOf(base string) string { return strings.TrimPrefix(base, "http://") }
 // its notes (seedBlog makes every third post an article).
 func newSpikeSite(t *testing.T, posts int) (*server, loadgen.Spike) {
 	t.Helper()
-	s := startServer(t)
+	s := startServer(t, "MURLOG_METRICS_TOKEN="+metricsToken)
 	t0 := time.Now()
 	ids := seedBlog(t, s, posts)
 	i := len(ids) / 2
@@ -167,9 +167,21 @@ func spikeRun(t *testing.T, label string, s *server, pid int, sp loadgen.Spike, 
 	if s.owner != nil {
 		post = loadgen.PostNotes(s.owner)
 	}
+	var public0 int
+	if s.owner != nil {
+		public0 = metricsSnapshot(t, http.DefaultClient, s.base)[`db_statements_total{class="public"}`]
+	}
 	cpu0, gen0 := procCPU(t, pid), procCPU(t, os.Getpid())
 	c, o := sp.Run(context.Background(), hostOf(s.base), rate, visitors, post, time.Second)
 	cpu, gen := procCPU(t, pid)-cpu0, procCPU(t, os.Getpid())-gen0
+	if s.owner != nil {
+		// The read path's promise: readers answered from artifacts cost
+		// no statement, even with the owner posting meanwhile (what a
+		// post renders counts as the worker's).
+		m := metricsSnapshot(t, http.DefaultClient, s.base)
+		t.Logf("public database statements during the spike: %d (artifact hits %d, misses %d, rebuilds %d since the server started)",
+			m[`db_statements_total{class="public"}`]-public0, m["artifact_hits_total"], m["artifact_misses_total"], m["artifact_rebuilds_total"])
+	}
 	crowd = c.Summary()
 	t.Logf("spike against %s: %d visitors at %.0f/s; over the %.1f s the server used %.2f s of CPU (%.0f%% of one core), the generator (this test process) %.2f s (%.0f%%)\n%s",
 		label, visitors, rate, crowd.Wall.Seconds(), cpu.Seconds(), 100*cpu.Seconds()/crowd.Wall.Seconds(), gen.Seconds(), 100*gen.Seconds()/crowd.Wall.Seconds(), crowd)
