@@ -202,8 +202,8 @@ func New(d Deps) *Handler {
 		d.Now = time.Now
 	}
 	in := &Handler{d: d, log: d.Log,
-		clients: &httpd.Buckets{Rate: d.ClientRate, Burst: d.ClientBurst},
-		domains: &httpd.Buckets{Rate: d.DomainRate, Burst: d.DomainBurst},
+		clients: &httpd.Buckets{Rate: d.ClientRate, Burst: d.ClientBurst, Now: d.Now},
+		domains: &httpd.Buckets{Rate: d.DomainRate, Burst: d.DomainBurst, Now: d.Now},
 		actors:  &httpd.Buckets{Rate: d.ActorRate, Burst: d.ActorBurst, Now: d.Now},
 		signers: &httpd.Buckets{Rate: d.SignerRate, Burst: d.SignerBurst, Now: d.Now}}
 	in.batch = newBatcher(d.Store, d.Batch)
