@@ -87,8 +87,8 @@ func writerFailed(err error) bool {
 	// moment there is room); other errors are the write's own or a bug.
 	// What the breaker spares is the slow failure: a writer busy past its
 	// timeout, or one that cannot write at all.
-	if errors.Is(err, store.ErrDiskFull) {
-		return false
+	if errors.Is(err, store.ErrDiskFull) || errors.Is(err, errClosed) {
+		return false // a closed database is no writer failing
 	}
 	return murlog.ErrorCode(err) == murlog.EUnavailable
 }

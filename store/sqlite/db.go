@@ -498,6 +498,9 @@ func (c *stmtCache) close() {
 // EConflict, lock contention into EUnavailable (retryable), "database or
 // disk is full" into store.ErrDiskFull, the rest into EInternal with the
 // cause kept for the log.
+// errClosed marks the error of a database already closed.
+var errClosed = errors.New("closed")
+
 func mapErr(err error) error {
 	if err == nil {
 		return nil
@@ -528,7 +531,8 @@ func mapErr(err error) error {
 		}
 	}
 	if err.Error() == "sql: database is closed" { // database/sql's errDBClosed is not exported
-		return &murlog.Error{Code: murlog.EUnavailable, Message: "database is closed", RetryAfter: 30 * time.Second, Err: err}
+		return &murlog.Error{Code: murlog.EUnavailable, Message: "database is closed", RetryAfter: 30 * time.Second,
+			Err: fmt.Errorf("%w: %w", errClosed, err)}
 	}
 	return murlog.Internal(err)
 }
