@@ -19,6 +19,12 @@ import (
 	"github.com/murlog/murlog/worker"
 )
 
+// RebuildPriority is the rebuild job's (migration 016's triggers use the
+// same): below the default, so a backlog of pages to render (an import,
+// a theme change) never holds up deliveries and follows; readers are
+// served the previous artifacts meanwhile.
+const RebuildPriority = 7
+
 // TopicRebuild is the job that renders what writes marked. Migration
 // 016's triggers enqueue it with the marks; its payload is empty.
 const TopicRebuild = "artifacts.rebuild"
@@ -155,7 +161,7 @@ func (rb *Rebuilder) Run(ctx context.Context) (Stats, error) {
 		// The budget ran out with marks left: a new job goes on (this
 		// one's id is taken; a new id is a new job).
 		return tx.Jobs().Enqueue(queue.Job{ID: murlog.NewID(), Topic: TopicRebuild, Payload: []byte("{}"),
-			Priority: 3})
+			Priority: RebuildPriority})
 	})
 	if err != nil {
 		return st, err
