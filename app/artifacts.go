@@ -64,11 +64,11 @@ func (a *App) wireArtifacts(rt *running) {
 			st, err := rt.controls.Current(context.Background())
 			return err == nil && st.Lockdown.Active(a.opts.Now())
 		}}
-	rt.rebuild = &prerender.Rebuilder{Renderer: rd, Store: rt.eng.store, Log: a.log, Now: a.opts.Now,
-		Forget: rt.pre.Forget,
-		// A resident process caches personas and settings for seconds;
-		// what the rebuild renders must be what the write committed.
-		Invalidate: func() { rt.fed.Invalidate(); rt.blogLoader.Invalidate() }}
+	rt.rebuild = prerender.NewRebuilder(rd, rt.eng.store)
+	rt.rebuild.Log, rt.rebuild.Now, rt.rebuild.Forget = a.log, a.opts.Now, rt.pre.Forget
+	// A resident process caches personas and settings for seconds; what
+	// the rebuild renders must be what the write committed.
+	rt.rebuild.Invalidate = func() { rt.fed.Invalidate(); rt.blogLoader.Invalidate() }
 	a.checkArtifactStamp(rt)
 }
 

@@ -20,10 +20,10 @@ import (
 )
 
 // RebuildPriority is the rebuild job's (migration 016's triggers use the
-// same): below the default, so a backlog of pages to render (an import,
-// a theme change) never holds up deliveries and follows; readers are
-// served the previous artifacts meanwhile.
-const RebuildPriority = 7
+// same): the default's. What keeps a backlog of pages (an import, a theme
+// change) from holding up deliveries and follows is that one run renders
+// at a time (Rebuilder.running), in a single worker slot.
+const RebuildPriority = 5
 
 // TopicRebuild is the job that renders what writes marked. Migration
 // 016's triggers enqueue it with the marks; its payload is empty.
@@ -50,10 +50,23 @@ type Rebuilder struct {
 	Log        *slog.Logger
 	// Budget is how long one run may render before it hands the rest to
 	// a new job (a site-wide rebuild of a big site is many runs, each
-	// short, so a CGI worker's lifetime and the job lease hold); 20 s
-	// when zero.
+	// short, so a CGI worker's lifetime and the job lease hold, and the
+	// worker's slot is given back often); 5 s when zero.
 	Budget time.Duration
 	Now    func() time.Time
+
+	// running lets one Run at a time render in this process: the rebuild
+	// jobs of a burst (one per quarter second) would otherwise all render
+	// the same marks at once and take every worker slot from the jobs that
+	// deliver and take in activities. The run in progress reads the marks
+	// again until none is left, so a job that finds it busy has nothing
+	// to do. Shared by Inline's copies.
+	running *sync.Mutex
+}
+
+// NewRebuilder is a Rebuilder over rd and st.
+func NewRebuilder(rd *Renderer, st store.Store) *Rebuilder {
+	return &Rebuilder{Renderer: rd, Store: st, running: &sync.Mutex{}}
 }
 
 // RegisterJobs registers artifacts.rebuild with the worker's registry.
@@ -101,13 +114,19 @@ func (rb *Rebuilder) Inline(ctx context.Context, budget time.Duration) (Stats, e
 // returns an error, so the job retries; marks left when the budget ran
 // out go to a new job.
 func (rb *Rebuilder) Run(ctx context.Context) (Stats, error) {
+	if rb.running != nil {
+		if !rb.running.TryLock() {
+			return Stats{}, nil
+		}
+		defer rb.running.Unlock()
+	}
 	ctx = dbstat.Pin(ctx, dbstat.Of(ctx))
 	if rb.Invalidate != nil {
 		rb.Invalidate()
 	}
 	var st Stats
 	start := time.Now() // the budget is wall time, whatever the site's clock
-	budget := cmp.Or(rb.Budget, 20*time.Second)
+	budget := cmp.Or(rb.Budget, 5*time.Second)
 	var failed []error
 	skip := map[string]bool{} // marks that failed in this run: not read again
 	for time.Since(start) < budget {

@@ -23,7 +23,7 @@
 CREATE TRIGGER artifact_dirty_job_insert AFTER INSERT ON artifact_dirty BEGIN
     INSERT INTO queue_jobs (id, topic, payload, priority, state, run_at, attempt, max_attempts, headers, last_error, enqueued_at)
     SELECT printf('%08x-%04x-7000-8000-a27fac7b1d00', w >> 16, w & 65535),
-           'artifacts.rebuild', '{}', 7, 'pending', now, 0, 0, '', '', now
+           'artifacts.rebuild', '{}', 5, 'pending', now, 0, 0, '', '', now
     FROM (SELECT CAST(unixepoch('subsec') * 1000000 AS INTEGER) AS now,
                  CAST(unixepoch('subsec') * 1000 AS INTEGER) / 250 * 250 AS w)
     WHERE true
@@ -35,7 +35,7 @@ END;
 CREATE TRIGGER artifact_dirty_job_update AFTER UPDATE OF gen ON artifact_dirty BEGIN
     INSERT INTO queue_jobs (id, topic, payload, priority, state, run_at, attempt, max_attempts, headers, last_error, enqueued_at)
     SELECT printf('%08x-%04x-7000-8000-a27fac7b1d00', w >> 16, w & 65535),
-           'artifacts.rebuild', '{}', 7, 'pending', now, 0, 0, '', '', now
+           'artifacts.rebuild', '{}', 5, 'pending', now, 0, 0, '', '', now
     FROM (SELECT CAST(unixepoch('subsec') * 1000000 AS INTEGER) AS now,
                  CAST(unixepoch('subsec') * 1000 AS INTEGER) / 250 * 250 AS w)
     WHERE true
