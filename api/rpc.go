@@ -74,7 +74,7 @@ var nullID = json.RawMessage("null")
 // callState collects what method calls want to add to the HTTP response.
 type callState struct {
 	cookies []*http.Cookie
-	wrote   bool // an owner's mutating call succeeded (Deps.AfterWrites)
+	wrote   bool // an owner's mutating call succeeded (Deps.OwnerWrites)
 }
 
 type stateKey struct{}
@@ -130,6 +130,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	st := &callState{}
 	ctx := context.WithValue(r.Context(), stateKey{}, st)
+	// An owner's request is announced before any call runs (the app's
+	// rebuild job waits for it, so that its own pass renders its writes).
+	var ended func(wrote bool)
+	if !anon && s.deps.OwnerWrites != nil {
+		ended = s.deps.OwnerWrites(context.WithoutCancel(r.Context()))
+		defer func() {
+			if ended != nil { // a call panicked
+				ended(false)
+			}
+		}()
+	}
 	b := &budget{Budget: httpd.Budget{Limit: OwnerBudget}, pool: &s.bufs}
 	defer b.release()
 	if anon {
@@ -180,9 +191,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		parts = [][]byte{out}
 	}
-	if st.wrote && s.deps.AfterWrites != nil {
+	if ended != nil {
 		// Before the answer: the owner who wrote reads the write at once.
-		s.deps.AfterWrites(context.WithoutCancel(r.Context()))
+		ended(st.wrote)
+		ended = nil
 	}
 	for _, c := range st.cookies {
 		http.SetCookie(w, c)

@@ -50,10 +50,13 @@ type Deps struct {
 	// Artifacts is the public site's rendering (site.artifacts.*); nil
 	// when the site keeps none.
 	Artifacts Republisher
-	// AfterWrites, when set, runs after a request whose owner's mutating
-	// calls succeeded, before its answer is written: the app renders the
-	// public pages they changed there.
-	AfterWrites func(ctx context.Context)
+	// OwnerWrites, when set, is called as an owner's request begins,
+	// before any of its calls runs; the func it returns is called once as
+	// the request ends, before its answer is written, with whether one of
+	// its mutating calls succeeded: the app renders the public pages the
+	// request changed there, and its rebuild job waits meanwhile rather
+	// than render the same pages at once.
+	OwnerWrites func(ctx context.Context) (end func(wrote bool))
 	// Remote looks up remote actors and fetches remote objects (the
 	// federation resolver); nil makes the methods that need it answer
 	// unavailable "federation is not configured".

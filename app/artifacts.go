@@ -180,30 +180,34 @@ func (a *App) Events() dbstat.EventCounts { return a.stmts.EventCounts() }
 
 // inlineBudget bounds the rendering an owner's write waits for, and
 // inlineMarks the marks it takes on: a post, an edit, a setting leave a
-// handful; a batch importing hundreds of posts (or a backlog) is the
-// job's, in the background, and its answer does not wait.
+// handful; a batch importing hundreds of posts is the job's, in the
+// background, and its answer does not wait.
 const (
 	inlineBudget = 2 * time.Second
 	inlineMarks  = 64
 )
 
-// renderWrites renders, within inlineBudget, what an owner's writes
-// marked, before the API answers them (api.Deps.AfterWrites): the owner
-// who just posted reads the post everywhere at once, and under CGI the
-// pages are files before the spawned worker even starts. Only the owner's
-// successful mutating calls come here: no anonymous request makes murlog
-// render.
-func (rt *running) renderWrites(ctx context.Context) {
+// ownerWrites is api.Deps.OwnerWrites: an owner's request has begun. When
+// it ends having written, what its writes marked is rendered, within
+// inlineBudget, before the API answers: the owner who just posted reads
+// the post everywhere at once, and under CGI the pages are files before
+// the spawned worker even starts. Only the owner's requests come here: no
+// anonymous request makes murlog render.
+func (rt *running) ownerWrites(ctx context.Context) func(wrote bool) {
 	if rt.rebuild == nil {
-		return
+		return func(bool) {}
 	}
-	ctx = dbstat.With(ctx, dbstat.Worker)
-	n, err := (prerender.Marks{Store: rt.eng.store}).Pending(ctx)
-	if err != nil || n == 0 || n > inlineMarks {
-		return
-	}
-	if _, err := rt.rebuild.Inline(ctx, inlineBudget); err != nil {
-		// The job renders them; the answer is the write's.
-		rt.rebuild.Log.Warn("rendering a write's pages at once failed; the rebuild job will", "err", err.Error())
+	began := time.Now()
+	done := rt.rebuild.Writing()
+	return func(wrote bool) {
+		defer done()
+		if !wrote {
+			return
+		}
+		ctx := dbstat.With(ctx, dbstat.Worker)
+		if _, err := rt.rebuild.Inline(ctx, inlineBudget, began, inlineMarks); err != nil {
+			// The job renders them; the answer is the write's.
+			rt.rebuild.Log.Warn("rendering a write's pages at once failed; the rebuild job will", "err", err.Error())
+		}
 	}
 }

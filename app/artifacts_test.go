@@ -119,7 +119,7 @@ func TestUpgradeRendersEverythingAgain(t *testing.T) {
 	}
 	drain := func() {
 		s.App.Store().Update(ctx, func(tx store.Tx) error {
-			ks, err := tx.DirtyKeys().Oldest(store.MaxMarkKeys)
+			ks, err := tx.DirtyKeys().Newest(store.MaxMarkKeys, time.Time{})
 			if err == nil {
 				_, err = tx.DirtyKeys().Clear(ks...)
 			}
@@ -130,7 +130,7 @@ func TestUpgradeRendersEverythingAgain(t *testing.T) {
 	s.Restart(t)
 	var marks []string
 	s.App.Store().View(ctx, func(tx store.Tx) error {
-		ks, err := tx.DirtyKeys().Oldest(10)
+		ks, err := tx.DirtyKeys().Newest(10, time.Time{})
 		for _, k := range ks {
 			marks = append(marks, k.Key)
 		}

@@ -172,7 +172,7 @@ func (a *App) run(ctx context.Context, in *installed) (*running, error) {
 			Domains: domains.New(db), Queue: in.queue, Now: a.opts.Now,
 			Changed: func() { rt.fed.Invalidate(); rt.blogLoader.Invalidate() },
 			Social:  rt.social, Store: db, Remote: rt.resolver, Controls: in.controls, Artifacts: rt.republisher(),
-			AfterWrites: rt.renderWrites}, a.log)
+			OwnerWrites: rt.ownerWrites}, a.log)
 		return httpd.Authenticate(in.auth, cookies, cfg.TrustedProxy, rt.site, rt.shields.rpc(rpc))
 	})
 	// The app's files need no caller; its theme preview does (the owner's

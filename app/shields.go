@@ -2,7 +2,6 @@ package app
 
 import (
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
@@ -109,15 +108,7 @@ func reapers() []housekeep.Reaper {
 		// failing) is given up: the artifact stays the last one made, and
 		// the next write to what it shows marks it again.
 		{Name: "artifact_dirty", Reap: func(tx store.Tx, now time.Time) (int, error) {
-			ks, err := tx.DirtyKeys().Oldest(store.MaxMarkKeys)
-			if err != nil {
-				return 0, err
-			}
-			old := slices.DeleteFunc(ks, func(k store.DirtyKey) bool { return !k.Since.Before(now.Add(-staleMark)) })
-			if len(old) == 0 {
-				return 0, nil
-			}
-			return tx.DirtyKeys().Clear(old...)
+			return tx.DirtyKeys().Reap(now.Add(-staleMark))
 		}},
 	}
 }

@@ -4,8 +4,8 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,7 +22,9 @@ import (
 // RebuildPriority is the rebuild job's (migration 016's triggers use the
 // same): the default's. What keeps a backlog of pages (an import, a theme
 // change) from holding up deliveries and follows is that one run renders
-// at a time (Rebuilder.running), in a single worker slot.
+// at a time (Rebuilder.running), in a single worker slot; what keeps it
+// from holding up the pages just written is that the newest marks are
+// rendered first (migration 018).
 const RebuildPriority = 5
 
 // TopicRebuild is the job that renders what writes marked. Migration
@@ -60,13 +62,78 @@ type Rebuilder struct {
 	// the same marks at once and take every worker slot from the jobs that
 	// deliver and take in activities. The run in progress reads the marks
 	// again until none is left, so a job that finds it busy has nothing
-	// to do. Shared by Inline's copies.
+	// to do. Inline does not take it (see there).
 	running *sync.Mutex
+	// writes are the owner's requests in flight in this process (Writing).
+	writes *inFlight
 }
 
 // NewRebuilder is a Rebuilder over rd and st.
 func NewRebuilder(rd *Renderer, st store.Store) *Rebuilder {
-	return &Rebuilder{Renderer: rd, Store: st, running: &sync.Mutex{}}
+	return &Rebuilder{Renderer: rd, Store: st, running: &sync.Mutex{}, writes: &inFlight{}}
+}
+
+// writeWait bounds how long a run waits for the owner's requests in
+// flight: their own pass is bounded by the budget the app gives it.
+const writeWait = 3 * time.Second
+
+// Writing tells the Rebuilder that an owner's request that may write has
+// begun in this process; done, when it ends. A run of the job waits for
+// the requests in flight before it reads the marks (up to writeWait): the
+// worker is woken by the request's commit, and would otherwise render the
+// very marks the request's own pass (Inline) is rendering — twice the
+// work, and a third render when Clear finds its mark taken.
+func (rb *Rebuilder) Writing() (done func()) {
+	if rb.writes == nil {
+		return func() {}
+	}
+	return rb.writes.begin()
+}
+
+// inFlight counts what is in flight and lets others wait until none is.
+type inFlight struct {
+	mu   sync.Mutex
+	n    int
+	idle chan struct{} // closed when n falls to 0
+}
+
+func (f *inFlight) begin() (done func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n == 0 {
+		f.idle = make(chan struct{})
+	}
+	f.n++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			if f.n--; f.n == 0 {
+				close(f.idle)
+			}
+		})
+	}
+}
+
+// wait returns when nothing is in flight, ctx ends or max has passed.
+func (f *inFlight) wait(ctx context.Context, max time.Duration) {
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	idle, n := f.idle, f.n
+	f.mu.Unlock()
+	if n == 0 {
+		return
+	}
+	t := time.NewTimer(max)
+	defer t.Stop()
+	select {
+	case <-idle:
+	case <-ctx.Done():
+	case <-t.C:
+	}
 }
 
 // RegisterJobs registers artifacts.rebuild with the worker's registry.
@@ -94,25 +161,60 @@ type Stats struct {
 // renderers is how many keys one mark renders at once.
 const renderers = 4
 
-// marksPerRead is how many marks one pass reads.
-const marksPerRead = 200
+// marksPerRead is how many marks one pass reads: a pass ends, and the
+// newest are read again, at least this often.
+const marksPerRead = 50
 
-// Inline renders, within budget, what the owner's write just marked,
-// before the write's answer goes out, so the owner (and anyone) reads
-// what they wrote at once — in serve mode and under CGI alike. What the
-// budget does not reach (a site-wide change on a big site) is left to the
-// job, which runs anyway and finds what is left.
-func (rb *Rebuilder) Inline(ctx context.Context, budget time.Duration) (Stats, error) {
-	inline := *rb
-	inline.Budget = budget
-	return inline.Run(ctx)
+// Inline renders, within budget, the marks made since the owner's
+// request began — its own writes, the newest first, at most limit; none
+// when they are more (a batch importing hundreds of posts is the job's,
+// and its answer does not wait) — before the write's answer goes out, so the owner (and anyone)
+// reads what they wrote at once, in serve mode and under CGI alike, however
+// long a backlog the job is working through. It does not wait for the
+// job's run: the two may render one key at once, and Clear, which marks
+// again a key another rebuild cleared meanwhile, makes sure the render
+// that stays is a fresh one. What the budget does not reach is the job's.
+func (rb *Rebuilder) Inline(ctx context.Context, budget time.Duration, since time.Time, limit int) (Stats, error) {
+	ctx = dbstat.Pin(ctx, dbstat.Of(ctx))
+	if rb.Invalidate != nil {
+		rb.Invalidate()
+	}
+	deadline := time.Now().Add(budget)
+	var st Stats
+	var failed []error
+	for pass := 0; ; pass++ {
+		var marks []store.DirtyKey
+		if err := rb.Store.View(ctx, func(tx store.Tx) (err error) {
+			marks, err = tx.DirtyKeys().Newest(limit+1, since)
+			return err
+		}); err != nil {
+			return st, err
+		}
+		if pass == 0 && len(marks) > limit {
+			return Stats{Left: len(marks)}, nil
+		}
+		marks = marks[:min(len(marks), limit)]
+		fs, err := rb.renderMarks(ctx, marks, deadline, &st)
+		if err != nil {
+			return st, err
+		}
+		failed = append(failed, fs...)
+		// A site-wide change (a theme) marked every page: the newest of
+		// them — the lists, feeds and actors — are rendered here too, as
+		// far as the budget goes; the job does the rest.
+		if pass > 0 || !time.Now().Before(deadline) || !slices.ContainsFunc(marks, func(m store.DirtyKey) bool { return m.Key == "site" }) {
+			break
+		}
+	}
+	return st, errors.Join(failed...)
 }
 
-// Run renders what the marks name, oldest first, and clears each mark
-// whose keys were all rendered — unless a write marked it again meanwhile
-// (its generation moved on). A mark whose keys failed stays, and Run
-// returns an error, so the job retries; marks left when the budget ran
-// out go to a new job.
+// Run renders what the marks name, the most recently marked first (what
+// was just written is what someone waits to read; a backlog goes on
+// behind it), and clears each mark whose keys were all rendered — unless
+// a write marked it again meanwhile (its generation moved on). A mark
+// whose keys failed stays, and Run returns an error, so the job retries;
+// marks left when the budget ran out go to a new job.
 func (rb *Rebuilder) Run(ctx context.Context) (Stats, error) {
 	if rb.running != nil {
 		if !rb.running.TryLock() {
@@ -125,51 +227,31 @@ func (rb *Rebuilder) Run(ctx context.Context) (Stats, error) {
 		rb.Invalidate()
 	}
 	var st Stats
-	start := time.Now() // the budget is wall time, whatever the site's clock
-	budget := cmp.Or(rb.Budget, 5*time.Second)
+	deadline := time.Now().Add(cmp.Or(rb.Budget, 5*time.Second)) // wall time, whatever the site's clock
 	var failed []error
 	skip := map[string]bool{} // marks that failed in this run: not read again
-	for time.Since(start) < budget {
+	for time.Now().Before(deadline) {
+		rb.writes.wait(ctx, writeWait)
 		var marks []store.DirtyKey
 		err := rb.Store.View(ctx, func(tx store.Tx) (err error) {
-			marks, err = tx.DirtyKeys().Oldest(marksPerRead)
+			marks, err = tx.DirtyKeys().Newest(marksPerRead, time.Time{})
 			return err
 		})
 		if err != nil {
 			return st, err
 		}
-		var todo []store.DirtyKey
-		for _, m := range marks {
-			if !skip[m.Key] {
-				todo = append(todo, m)
-			}
-		}
-		if len(todo) == 0 {
+		marks = slices.DeleteFunc(marks, func(m store.DirtyKey) bool { return skip[m.Key] })
+		if len(marks) == 0 {
 			break
 		}
-		var done []store.DirtyKey
-		for _, m := range todo {
-			if time.Since(start) >= budget {
-				break
-			}
-			n, err := rb.mark(ctx, m)
-			st.Rendered += n
-			if err != nil {
-				st.Failed++
-				skip[m.Key] = true
-				failed = append(failed, fmt.Errorf("%s: %w", m.Key, err))
-				continue
-			}
-			done = append(done, m)
+		fs, err := rb.renderMarks(ctx, marks, deadline, &st)
+		if err != nil {
+			return st, err
 		}
-		if len(done) > 0 {
-			if err := rb.Store.Update(ctx, func(tx store.Tx) error {
-				_, err := tx.DirtyKeys().Clear(done...)
-				return err
-			}); err != nil {
-				return st, err
-			}
+		for _, f := range fs {
+			skip[f.(markError).key] = true
 		}
+		failed = append(failed, fs...)
 	}
 	err := rb.Store.Update(ctx, func(tx store.Tx) error {
 		n, err := tx.DirtyKeys().Count()
@@ -189,6 +271,46 @@ func (rb *Rebuilder) Run(ctx context.Context) (Stats, error) {
 		return st, errors.Join(failed...)
 	}
 	return st, nil
+}
+
+// markError is a mark whose keys did not all render.
+type markError struct {
+	key string
+	err error
+}
+
+func (e markError) Error() string { return e.key + ": " + e.err.Error() }
+func (e markError) Unwrap() error { return e.err }
+
+// renderMarks renders marks in order until the deadline, then clears
+// those done. It returns a markError for each mark that failed (its mark
+// stays), and an error only when the marks could not be cleared.
+func (rb *Rebuilder) renderMarks(ctx context.Context, marks []store.DirtyKey, deadline time.Time, st *Stats) ([]error, error) {
+	var done []store.DirtyKey
+	var failed []error
+	for _, m := range marks {
+		if !time.Now().Before(deadline) {
+			break
+		}
+		n, err := rb.mark(ctx, m)
+		st.Rendered += n
+		if err != nil {
+			st.Failed++
+			failed = append(failed, markError{m.Key, err})
+			continue
+		}
+		done = append(done, m)
+		if m.Key == "site" {
+			break // what it marked is newer than the rest: read again
+		}
+	}
+	if len(done) == 0 {
+		return failed, nil
+	}
+	return failed, rb.Store.Update(ctx, func(tx store.Tx) error {
+		_, err := tx.DirtyKeys().Clear(done...)
+		return err
+	})
 }
 
 func (rb *Rebuilder) now() time.Time {
@@ -245,7 +367,9 @@ func (rb *Rebuilder) mark(ctx context.Context, m store.DirtyKey) (int, error) {
 // stored (the lazily made ones included) and the core documents of every
 // persona, so a theme change renders everything in the background, a
 // batch at a time, while the previous artifacts are served; the number of
-// marks left is the progress /my/ shows.
+// marks left is the progress /my/ shows. The marks made last are rendered
+// first: the personas' lists, feeds and actors — what readers open first
+// — are marked after the post pages.
 func (rb *Rebuilder) markAll(ctx context.Context) error {
 	var scopes []string
 	err := rb.Renderer.Store.List(ctx, "", func(k artifact.Key) error {
@@ -259,18 +383,18 @@ func (rb *Rebuilder) markAll(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	scopes = append(scopes, "key:misc/robots.txt", "key:misc/nodeinfo.json", "runtime")
 	err = rb.Store.View(ctx, func(tx store.Tx) error {
 		ps, err := tx.Personas().List()
 		for _, p := range ps {
-			scopes = append(scopes, "persona/"+p.ID, "social/"+p.ID, "key:wf/"+p.Username+".jrd",
-				"key:api/@"+p.Username+"/config.json")
+			scopes = append(scopes, "social/"+p.ID, "key:wf/"+p.Username+".jrd",
+				"key:api/@"+p.Username+"/config.json", "persona/"+p.ID)
 		}
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	scopes = append(scopes, "key:misc/robots.txt", "key:misc/nodeinfo.json", "runtime")
 	for len(scopes) > 0 {
 		n := min(len(scopes), store.MaxMarkKeys)
 		batch := scopes[:n]

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +19,7 @@ import (
 	"github.com/murlog/murlog/internal/testclock"
 	"github.com/murlog/murlog/internal/testsite"
 	"github.com/murlog/murlog/prerender"
+	"github.com/murlog/murlog/store"
 )
 
 var ctx = context.Background()
@@ -223,6 +226,118 @@ func TestPublishRebuildsWhatChanged(t *testing.T) {
 	}
 	if m := s.App.ArtifactCounts().Misses; m != misses {
 		t.Errorf("%d reads after the rebuild rendered themselves; want every one a hit", m-misses)
+	}
+}
+
+// TestWritesAheadOfABacklog: with a thousand marks waiting (an import, a
+// theme change on a big site), the owner's post is on the home and tag
+// pages when the API answers — its request renders the marks it made, not
+// the backlog — and the job renders the newest marks first: after a
+// theme change, the home page before the backlog's pages.
+func TestWritesAheadOfABacklog(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	older := s.post(t, map[string]any{"content": "the older post #ahead"})
+	s.rebuild(t)
+	for _, p := range []string{"/", "/tags/ahead"} {
+		s.get(t, p, browser)
+	}
+	const backlog = 1000
+	var keys []string
+	for i := range backlog {
+		keys = append(keys, fmt.Sprintf("key:html/@alice/backlog-%04d/index.html", i))
+	}
+	markBacklog := func() {
+		if err := s.App.Store().Update(ctx, func(tx store.Tx) error { return tx.DirtyKeys().Mark(keys...) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	markBacklog()
+	pending := func() int {
+		n, err := prerender.Marks{Store: s.App.Store()}.Pending(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	s.post(t, map[string]any{"content": "ahead of the backlog #ahead"})
+	for _, p := range []string{"/", "/tags/ahead"} {
+		if res := s.get(t, p, browser); res.status != 200 || !strings.Contains(res.body, "ahead of the backlog") {
+			t.Errorf("right after the post %s = %d without it, behind %d marks", p, res.status, backlog)
+		}
+	}
+	if n := pending(); n != backlog {
+		t.Errorf("%d marks wait after the owner's post; want the backlog's %d untouched (the request renders its own)", n, backlog)
+	}
+	// A theme chosen in /my/: the site's lists are in it when the call
+	// answers (the rest of the site follows in the background).
+	if err := s.Client.Call(ctx, "site.update_settings", map[string]any{"publication": map[string]any{"design_theme": "dark"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/", "/@alice"} {
+		if res := s.get(t, p, browser); !strings.Contains(res.body, "/themes/dark/") {
+			t.Errorf("right after the theme change %s is not in it (%d)", p, res.status)
+		}
+	}
+	s.rebuild(t)
+	// A site-wide change made behind the app's back after the backlog:
+	// the run takes it first, and the home page and the older post's page
+	// among the site's, before any of the backlog.
+	markBacklog()
+	if err := s.App.Store().Update(ctx, func(tx store.Tx) error { return tx.DirtyKeys().Mark("site") }); err != nil {
+		t.Fatal(err)
+	}
+	rb, _ := s.App.Artifacts()
+	run := *rb
+	var order []string
+	run.Forget = func(ks ...artifact.Key) {
+		for _, k := range ks {
+			order = append(order, k.String())
+		}
+		rb.Forget(ks...)
+	}
+	if _, err := run.Run(dbstat.With(ctx, dbstat.Worker)); err != nil {
+		t.Fatal(err)
+	}
+	home, post, first := slices.Index(order, "html/index.html"), slices.Index(order, "html/@alice/"+older+"/index.html"),
+		slices.IndexFunc(order, func(k string) bool { return strings.Contains(k, "backlog-") })
+	if home < 0 || post < 0 || first < 0 || home > first || post > first {
+		t.Errorf("the run rendered the home page at %d, the older post at %d and the backlog from %d; want the site's before the backlog", home, post, first)
+	}
+	if n := pending(); n != 0 {
+		t.Errorf("%d marks left after the run; want none", n)
+	}
+}
+
+// TestRunWaitsForTheOwnersRequest: the job, woken by an owner's commit,
+// waits for the request to end rather than render its pages beside the
+// request's own pass — and finds nothing left.
+func TestRunWaitsForTheOwnersRequest(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	rb, _ := s.App.Artifacts()
+	done := rb.Writing()
+	began := time.Now()
+	if err := s.App.Store().Update(ctx, func(tx store.Tx) error {
+		return tx.DirtyKeys().Mark("key:html/index.html", "key:html/@alice/index.html")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ran := make(chan prerender.Stats, 1)
+	go func() {
+		st, err := rb.Run(dbstat.With(ctx, dbstat.Worker))
+		if err != nil {
+			t.Error(err)
+		}
+		ran <- st
+	}()
+	st, err := rb.Inline(dbstat.With(ctx, dbstat.Worker), 2*time.Second, began, 64)
+	done()
+	if err != nil || st.Rendered != 2 {
+		t.Fatalf("the request's pass = %+v, %v; want its 2 pages", st, err)
+	}
+	if st := <-ran; st.Rendered != 0 || st.Left != 0 {
+		t.Errorf("the job's run = %+v; want nothing rendered and nothing left (it waited for the request)", st)
 	}
 }
 

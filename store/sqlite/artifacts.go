@@ -1,6 +1,8 @@
 package sqlite
 
 import (
+	"time"
+
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/store"
 )
@@ -35,11 +37,18 @@ func (d dirtyKeys) Mark(keys ...string) error {
 	return nil
 }
 
-func (d dirtyKeys) Oldest(limit int) ([]store.DirtyKey, error) {
+func (d dirtyKeys) Newest(limit int, since time.Time) ([]store.DirtyKey, error) {
 	if limit <= 0 || limit > store.MaxMarkKeys {
 		return nil, murlog.Invalid("limit", "must be 1–%d", store.MaxMarkKeys)
 	}
-	rows, err := d.t.query("SELECT key, gen, since FROM artifact_dirty ORDER BY since, key LIMIT CAST(? AS INTEGER)", limit)
+	// touched has the millisecond of unixepoch('subsec'): since is taken
+	// down to its millisecond, or a mark made in the same one is missed.
+	from := int64(0)
+	if !since.IsZero() {
+		from = since.UnixMilli() * 1000
+	}
+	rows, err := d.t.query(`SELECT key, gen, since, touched FROM artifact_dirty WHERE touched >= ?
+		ORDER BY touched DESC, key LIMIT CAST(? AS INTEGER)`, from, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -47,11 +56,11 @@ func (d dirtyKeys) Oldest(limit int) ([]store.DirtyKey, error) {
 	var out []store.DirtyKey
 	for rows.Next() {
 		var k store.DirtyKey
-		var since int64
-		if err := rows.Scan(&k.Key, &k.Gen, &since); err != nil {
+		var first, last int64
+		if err := rows.Scan(&k.Key, &k.Gen, &first, &last); err != nil {
 			return nil, mapErr(err)
 		}
-		k.Since = fromMicros(since)
+		k.Since, k.Touched = fromMicros(first), fromMicros(last)
 		out = append(out, k)
 	}
 	return out, mapErr(rows.Err())
@@ -67,10 +76,22 @@ func (d dirtyKeys) Clear(done ...store.DirtyKey) (int, error) {
 		if err != nil {
 			return n, err
 		}
-		c, _ := res.RowsAffected()
-		n += int(c)
+		if c, _ := res.RowsAffected(); c > 0 {
+			n += int(c)
+			continue
+		}
+		// Not this generation: dirtied again (it stays), or cleared by
+		// another rebuild meanwhile (marked again; see store.DirtyKeys).
+		if _, err := d.t.exec(`INSERT INTO artifact_dirty (key, gen, since) VALUES (?, 1, ?)
+			ON CONFLICT (key) DO NOTHING`, k.Key, micros(d.t.now)); err != nil {
+			return n, err
+		}
 	}
 	return n, nil
+}
+
+func (d dirtyKeys) Reap(before time.Time) (int, error) {
+	return rowsAffected(d.t.exec("DELETE FROM artifact_dirty WHERE since < ?", micros(before)))
 }
 
 func (d dirtyKeys) Count() (int, error) {

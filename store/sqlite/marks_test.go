@@ -16,7 +16,7 @@ func marks(t *testing.T, db *DB) []string {
 	t.Helper()
 	var got []string
 	mustUpdate(t, db, func(tx store.Tx) error {
-		ks, err := tx.DirtyKeys().Oldest(store.MaxMarkKeys)
+		ks, err := tx.DirtyKeys().Newest(store.MaxMarkKeys, time.Time{})
 		for _, k := range ks {
 			got = append(got, k.Key)
 		}

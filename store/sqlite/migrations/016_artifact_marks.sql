@@ -14,25 +14,42 @@
 -- writes these tables (the API, the inbox, the scheduler, a migration)
 -- marks in its own transaction, and none can forget to.
 --
--- Each mark also makes sure a rebuild job is runnable: one job per
--- quarter second of writes (its id is derived from that window, so a
--- burst makes a handful of jobs, not one per write), reset to pending
--- when the window's job already finished. The embedded queue lives in
--- this file for exactly this: the job commits with the write.
+-- The rebuild renders the marks most recently made first. A backlog —
+-- a thousand imported posts, a theme change on a big site — is rendered
+-- a batch at a time; the owner who posts meanwhile, or a scheduled post
+-- coming out, must not wait behind it. "touched" is when a key was last
+-- marked (since keeps the first time, for housekeeping's age): the
+-- database's own clock in microseconds, so that every writer — these
+-- triggers and DirtyKeys.Mark — agrees, and one more than the newest mark
+-- when that is later (the clock has milliseconds; many marks share one),
+-- so the order is the order of marking, within a statement too. The
+-- owner's request renders the marks touched since it began (its own
+-- writes) before it answers; the job takes the rest, newest first.
+ALTER TABLE artifact_dirty ADD COLUMN touched INTEGER NOT NULL DEFAULT 0;
 
-CREATE TRIGGER artifact_dirty_job_insert AFTER INSERT ON artifact_dirty BEGIN
-    INSERT INTO queue_jobs (id, topic, payload, priority, state, run_at, attempt, max_attempts, headers, last_error, enqueued_at)
-    SELECT printf('%08x-%04x-7000-8000-a27fac7b1d00', w >> 16, w & 65535),
-           'artifacts.rebuild', '{}', 5, 'pending', now, 0, 0, '', '', now
-    FROM (SELECT CAST(unixepoch('subsec') * 1000000 AS INTEGER) AS now,
-                 CAST(unixepoch('subsec') * 1000 AS INTEGER) / 250 * 250 AS w)
-    WHERE true
-    ON CONFLICT (id) DO UPDATE SET state = 'pending', run_at = excluded.run_at, attempt = 0, last_error = '',
-        started_at = NULL, finished_at = NULL, lease_until = NULL
-        WHERE queue_jobs.state IN ('done', 'dead');
+UPDATE artifact_dirty SET touched = since;
+
+CREATE INDEX artifact_dirty_touched ON artifact_dirty (touched, key);
+
+-- The UPDATE inside does not fire the other touch trigger: it sets
+-- touched, not gen. max(touched) is the last entry of the index.
+CREATE TRIGGER artifact_dirty_touch_insert AFTER INSERT ON artifact_dirty BEGIN
+    UPDATE artifact_dirty SET touched = max(CAST(unixepoch('subsec') * 1000000 AS INTEGER),
+        (SELECT max(touched) + 1 FROM artifact_dirty)) WHERE key = NEW.key;
 END;
 
-CREATE TRIGGER artifact_dirty_job_update AFTER UPDATE OF gen ON artifact_dirty BEGIN
+CREATE TRIGGER artifact_dirty_touch_update AFTER UPDATE OF gen ON artifact_dirty BEGIN
+    UPDATE artifact_dirty SET touched = max(CAST(unixepoch('subsec') * 1000000 AS INTEGER),
+        (SELECT max(touched) + 1 FROM artifact_dirty)) WHERE key = NEW.key;
+END;
+
+-- Each mark — a new key or a key marked again, both of which touch it —
+-- also makes sure a rebuild job is runnable: one job per quarter second
+-- of writes (its id is derived from that window, so a burst makes a
+-- handful of jobs, not one per write), reset to pending when the
+-- window's job already finished. The embedded queue lives in this file
+-- for exactly this: the job commits with the write.
+CREATE TRIGGER artifact_dirty_job AFTER UPDATE OF touched ON artifact_dirty BEGIN
     INSERT INTO queue_jobs (id, topic, payload, priority, state, run_at, attempt, max_attempts, headers, last_error, enqueued_at)
     SELECT printf('%08x-%04x-7000-8000-a27fac7b1d00', w >> 16, w & 65535),
            'artifacts.rebuild', '{}', 5, 'pending', now, 0, 0, '', '', now
