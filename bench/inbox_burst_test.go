@@ -15,6 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/murlog/murlog/internal/loadgen"
+	"github.com/murlog/murlog/internal/waitfor"
+
 	_ "modernc.org/sqlite"
 )
 
@@ -58,9 +61,8 @@ func TestInboxBurst(t *testing.T) {
 
 	actors.warm(t, hc, s.base)
 	signed := actors.creates(t, s.base, int(d.Seconds())*rate)
-	for drainStart := time.Now(); metricSum(t, hc, s.base, inboxBacklog...) > 0 && time.Since(drainStart) < time.Minute; {
-		time.Sleep(100 * time.Millisecond)
-	}
+	drained := func() bool { return metricSum(t, hc, s.base, inboxBacklog...) == 0 }
+	waitfor.Until(context.Background(), 100*time.Millisecond, time.Minute, drained) // the warm-up's
 	before := metricsSnapshot(t, hc, s.base)
 
 	stopHog := holdWriter(t, s.dir)
@@ -72,10 +74,8 @@ func TestInboxBurst(t *testing.T) {
 
 	// Drain: every accepted activity is processed, none dead.
 	drainStart := time.Now()
-	for metricSum(t, hc, s.base, inboxBacklog...) > 0 && time.Since(drainStart) < 5*time.Minute {
-		time.Sleep(200 * time.Millisecond)
-	}
-	drained := time.Since(drainStart)
+	waitfor.Until(context.Background(), 200*time.Millisecond, 5*time.Minute, drained)
+	drainTook := time.Since(drainStart)
 	final := metricsSnapshot(t, hc, s.base)
 
 	accepted := res.byStatus[http.StatusAccepted]
@@ -90,7 +90,7 @@ func TestInboxBurst(t *testing.T) {
 	t.Logf("  shield drops during the burst: %s", after.sub(before, "shield_drops_total{"))
 	t.Logf("  inbox statements %d (%.0f/s, BEGIN and COMMIT included), worker statements %.0f/s",
 		inboxStmts, float64(inboxStmts)/took.Seconds(), float64(after.get(`db_statements_total{class="worker"}`)-before.get(`db_statements_total{class="worker"}`))/took.Seconds())
-	t.Logf("  backlog drained %v after the burst: %d inbox.process jobs enqueued, %d done, %d dead", drained.Round(100*time.Millisecond), jobs, done, dead)
+	t.Logf("  backlog drained %v after the burst: %d inbox.process jobs enqueued, %d done, %d dead", drainTook.Round(100*time.Millisecond), jobs, done, dead)
 
 	for st, k := range res.byStatus {
 		if st >= 500 && st != http.StatusServiceUnavailable || st == 0 {
@@ -216,7 +216,7 @@ func openLoop(hc *http.Client, base string, posts []*signedPost, rate int) burst
 	start := time.Now()
 	for i, p := range posts {
 		due := start.Add(time.Duration(i) * time.Second / time.Duration(rate))
-		time.Sleep(time.Until(due))
+		loadgen.Real.SleepUntil(due) // the open loop's clock
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

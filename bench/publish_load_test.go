@@ -15,6 +15,8 @@ import (
 
 	"github.com/murlog/murlog/app"
 	"github.com/murlog/murlog/dbstat"
+	"github.com/murlog/murlog/internal/waitfor"
+	"github.com/murlog/murlog/prerender"
 	"github.com/murlog/murlog/store"
 )
 
@@ -44,7 +46,7 @@ func TestPublishVisibilityLoad(t *testing.T) {
 	for {
 		var left int
 		if err := a.Store().Update(ctx, func(tx store.Tx) error {
-			ks, err := tx.DirtyKeys().Oldest(store.MaxMarkKeys)
+			ks, err := tx.DirtyKeys().Newest(store.MaxMarkKeys, time.Time{})
 			if err == nil {
 				_, err = tx.DirtyKeys().Clear(ks...)
 			}
@@ -91,32 +93,32 @@ func TestPublishVisibilityLoad(t *testing.T) {
 			} `json:"result"`
 		}
 		body := rpc("posts.create", map[string]any{"content": noteContent(n+i) + " " + word, "language": "en"})
+		start := time.Now() // from the publish: its answer waits for its pages
 		rec := bs.serve(body, true)
 		if err := json.Unmarshal(rec.Body.Bytes(), &p); rec.Code != 200 || err != nil || p.Result.ID == "" {
 			t.Fatalf("posts.create: %d %s", rec.Code, rec.Body)
 		}
-		start := time.Now()
 		want := append([]string{"/@alice/" + p.Result.ID}, pages...)
-		for deadline := start.Add(10 * time.Second); len(want) > 0; {
-			if time.Now().After(deadline) {
-				t.Fatalf("post %d not visible on %v after 10 s", i, want)
-			}
+		// Checked every 5 ms: the measurement's resolution.
+		if !waitfor.Until(ctx, 5*time.Millisecond, 10*time.Second, func() bool {
 			want = slices.DeleteFunc(want, func(path string) bool {
 				st, b := get(path)
 				return st == 200 && strings.Contains(b, word)
 			})
-			time.Sleep(5 * time.Millisecond) // polling interval of the measurement, not a wait for the code
+			return len(want) == 0
+		}) {
+			t.Fatalf("post %d not visible on %v after 10 s", i, want)
 		}
 		took = append(took, time.Since(start))
-		// The rebuild may still be finishing its last keys: wait for the
-		// count to settle before reading it.
-		var r uint64
-		for prev := uint64(0); ; prev = r {
-			time.Sleep(50 * time.Millisecond)
-			if r = a.Events().N[dbstat.ArtifactRebuild] - before; r == prev {
-				break
-			}
+		// What the publish rendered is counted once no mark is left (the
+		// job, if any of them was left to it, has finished its part).
+		if !waitfor.Until(ctx, 5*time.Millisecond, 10*time.Second, func() bool {
+			left, err := prerender.Marks{Store: a.Store()}.Pending(ctx)
+			return err == nil && left == 0
+		}) {
+			t.Fatalf("marks still pending 10 s after post %d", i)
 		}
+		r := a.Events().N[dbstat.ArtifactRebuild] - before
 		rebuilt = append(rebuilt, r)
 	}
 	t.Logf("each publish: visible after %v, rebuilt %v", took, rebuilt)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/murlog/murlog/cgi"
+	"github.com/murlog/murlog/internal/waitfor"
 )
 
 // TestCGIWritesApacheServes is the CGI read path end to end: a post made
@@ -71,19 +72,17 @@ func TestCGIWritesApacheServes(t *testing.T) {
 	}
 	// The job the writes enqueued ran in the spawned worker too, and left
 	// nothing to do.
-	for deadline := time.Now().Add(20 * time.Second); ; {
-		var st struct {
-			Pending int `json:"pending"`
-		}
+	var st struct {
+		Pending int `json:"pending"`
+	}
+	// Another process's progress: checked every 200 ms (each check is a
+	// CGI start of its own).
+	if !waitfor.Until(ctx, 200*time.Millisecond, 20*time.Second, func() bool {
 		if err := owner.Call(ctx, "site.artifacts.status", nil, &st); err != nil {
 			t.Fatal(err)
 		}
-		if st.Pending == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d marks still pending 20 s after the last write", st.Pending)
-		}
-		time.Sleep(200 * time.Millisecond) // polling another process's progress, not a wait for this one
+		return st.Pending == 0
+	}) {
+		t.Fatalf("%d marks still pending 20 s after the last write", st.Pending)
 	}
 }

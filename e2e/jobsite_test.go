@@ -16,6 +16,7 @@ import (
 
 	"github.com/murlog/murlog/internal/apachetest"
 	"github.com/murlog/murlog/internal/testsite"
+	"github.com/murlog/murlog/internal/waitfor"
 	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/store"
 	"github.com/murlog/murlog/store/sqlite"
@@ -170,15 +171,12 @@ func (ws *jobsSite) exec(t *testing.T, q string, args ...any) int64 {
 	return n
 }
 
-// waitFor polls cond every 5 ms until it holds, or fails the test.
+// waitFor checks cond every 5 ms until it holds, or fails the test.
 func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) time.Duration {
 	t.Helper()
 	start := time.Now()
-	for !cond() {
-		if time.Since(start) > timeout {
-			t.Fatalf("waited %v for %s", timeout, what)
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !waitfor.Until(context.Background(), 5*time.Millisecond, timeout, cond) {
+		t.Fatalf("waited %v for %s", timeout, what)
 	}
 	return time.Since(start)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/murlog/murlog/internal/apachetest"
 	"github.com/murlog/murlog/internal/loadgen"
+	"github.com/murlog/murlog/internal/waitfor"
 )
 
 // TestSpikeCGILoad is issue 16's boost spike (bench/spike_load_test.go
@@ -172,10 +173,8 @@ func logLines(t *testing.T, path string) []string {
 // answering or a spawned worker), or fails the test after max.
 func waitNoMurlog(t *testing.T, prog string, max time.Duration) {
 	t.Helper()
-	for deadline := time.Now().Add(max); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if len(murlogProcs(prog)) == 0 {
-			return
-		}
+	if waitfor.Until(context.Background(), 50*time.Millisecond, max, func() bool { return len(murlogProcs(prog)) == 0 }) {
+		return
 	}
 	t.Fatalf("murlog processes still running after %v: %v", max, murlogProcs(prog))
 }
