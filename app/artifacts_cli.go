@@ -89,22 +89,17 @@ func (a *App) rebuildArtifacts(ctx context.Context, rt *running, req ArtifactsRe
 			if err != nil {
 				return err
 			}
-			marks = append(marks, "persona/"+p.ID, "social/"+p.ID, "key:wf/"+p.Username+".jrd",
-				"key:api/@"+p.Username+"/config.json")
-			return eachPost(tx, p.ID, func(id string) { marks = append(marks, "post/"+id) })
+			err = eachPost(tx, p.ID, func(id string) { marks = append(marks, "post/"+id) })
+			marks = append(marks, prerender.PersonaScopes(p)...) // marked last, rendered first
+			return err
 		}
 		return nil
 	})
+	if err == nil {
+		err = prerender.Marks{Store: rt.eng.store}.Add(ctx, marks...)
+	}
 	if err != nil {
 		return err
-	}
-	for len(marks) > 0 {
-		n := min(len(marks), store.MaxMarkKeys)
-		batch := marks[:n]
-		marks = marks[n:]
-		if err := rt.eng.store.Update(ctx, func(tx store.Tx) error { return tx.DirtyKeys().Mark(batch...) }); err != nil {
-			return err
-		}
 	}
 	rb := *rt.rebuild
 	rb.Budget = time.Second // short runs, so the progress moves

@@ -35,16 +35,10 @@ func (a *App) newBlockShields(rt *running) *blockShields {
 	if r := rt.cfg.InboxRateLimit; r > 0 {
 		l.Inbox = r * int(httpd.BlockWindow.Seconds())
 	}
+	limit := map[string]*int{"login": &l.Login, "inbox": &l.Inbox, "search": &l.Search, "api": &l.API}
 	for class, n := range rt.cfg.ShieldBlockLimits {
-		switch class {
-		case "login":
-			l.Login = n
-		case "inbox":
-			l.Inbox = n
-		case "search":
-			l.Search = n
-		case "api":
-			l.API = n
+		if f := limit[class]; f != nil {
+			*f = n
 		}
 	}
 	hits := store.ShieldHits{Store: rt.eng.store}

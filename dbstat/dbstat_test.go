@@ -112,13 +112,19 @@ func TestLogKeepsWhatItCannotWrite(t *testing.T) {
 	}
 }
 
-// TestDropsShareTheFile: shield drops are flushed, folded and read back
-// beside the statements, each to its own totals.
-func TestDropsShareTheFile(t *testing.T) {
+// foldingFile is a counts file's path, folded every 64 lines for the
+// test (compactAt), so that folding is part of what it reads back.
+func foldingFile(t *testing.T) string {
 	old := compactAt
 	compactAt = 64
 	t.Cleanup(func() { compactAt = old })
-	path := filepath.Join(t.TempDir(), "statements")
+	return filepath.Join(t.TempDir(), "statements")
+}
+
+// TestDropsShareTheFile: shield drops are flushed, folded and read back
+// beside the statements, each to its own totals.
+func TestDropsShareTheFile(t *testing.T) {
+	path := foldingFile(t)
 	for range 20 {
 		l := &Log{Path: path, Counter: &Counter{}}
 		l.Counter.Drop(ShieldSearch)
@@ -153,10 +159,7 @@ func TestDropsShareTheFile(t *testing.T) {
 // histogram) add up across processes through the counts file, folding
 // included, as statements do.
 func TestEventsShareTheFile(t *testing.T) {
-	old := compactAt
-	compactAt = 64
-	t.Cleanup(func() { compactAt = old })
-	path := filepath.Join(t.TempDir(), "statements")
+	path := foldingFile(t)
 	for range 10 {
 		l := &Log{Path: path, Counter: &Counter{}}
 		l.Counter.Count(ArtifactHit)

@@ -387,23 +387,21 @@ func (rb *Rebuilder) markAll(ctx context.Context) error {
 	err = rb.Store.View(ctx, func(tx store.Tx) error {
 		ps, err := tx.Personas().List()
 		for _, p := range ps {
-			scopes = append(scopes, "social/"+p.ID, "key:wf/"+p.Username+".jrd",
-				"key:api/@"+p.Username+"/config.json", "persona/"+p.ID)
+			scopes = append(scopes, PersonaScopes(p)...)
 		}
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	for len(scopes) > 0 {
-		n := min(len(scopes), store.MaxMarkKeys)
-		batch := scopes[:n]
-		scopes = scopes[n:]
-		if err := rb.Store.Update(ctx, func(tx store.Tx) error { return tx.DirtyKeys().Mark(batch...) }); err != nil {
-			return err
-		}
-	}
-	return nil
+	return Marks{Store: rb.Store}.Add(ctx, scopes...)
+}
+
+// PersonaScopes are the marks of a persona's own documents: its lists,
+// feeds, outbox and actor (persona/ID, last: the newest mark is rendered
+// first), its collections, its WebFinger answer and its config pointer.
+func PersonaScopes(p *murlog.Persona) []string {
+	return []string{"social/" + p.ID, "key:wf/" + p.Username + ".jrd", "key:api/@" + p.Username + "/config.json", "persona/" + p.ID}
 }
 
 // Expand returns the keys a mark names, with what the database says
@@ -569,6 +567,17 @@ func (m Marks) Pending(ctx context.Context) (int, error) {
 		return err
 	})
 	return n, err
+}
+
+// Add marks scopes, MaxMarkKeys to a transaction, in the order given (the
+// last are rendered first).
+func (m Marks) Add(ctx context.Context, scopes ...string) error {
+	for batch := range slices.Chunk(scopes, store.MaxMarkKeys) {
+		if err := m.Store.Update(ctx, func(tx store.Tx) error { return tx.DirtyKeys().Mark(batch...) }); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // RebuildAll marks everything: every artifact is rendered again, in the
