@@ -276,7 +276,12 @@ func (r *run) loop() (int, error) {
 	r.reevaluate()
 	var grace <-chan time.Time
 	stopping := false
-	var ackTimer *time.Timer
+	var ackTimer, pollTimer *time.Timer
+	defer func() {
+		if pollTimer != nil {
+			pollTimer.Stop()
+		}
+	}()
 	for {
 		idle := false
 		if r.ctx.Err() != nil && len(r.ready) > 0 {
@@ -346,7 +351,24 @@ func (r *run) loop() (int, error) {
 		if !stopping {
 			stop = r.ctx.Done()
 		}
+		// Slots free while jobs run: a commit's wake-up, or the poll (jobs
+		// another process enqueued), claims into them now — not when a
+		// running job ends, which for a long one (a rebuild's seconds)
+		// would hold up a follow or an inbox activity as long.
+		var wake <-chan struct{}
+		var poll <-chan time.Time
+		if !stopping && r.inflight < r.conc && r.claiming() {
+			wake = r.w.o.Wake
+			if pollTimer == nil {
+				pollTimer = time.NewTimer(r.w.o.Poll)
+			} else {
+				pollTimer.Reset(r.w.o.Poll)
+			}
+			poll = pollTimer.C
+		}
 		select {
+		case <-wake:
+		case <-poll:
 		case o := <-r.results:
 			r.inflight--
 			r.running[o.job.Topic]--

@@ -563,3 +563,35 @@ func TestRepeatedClaimFailureLoggedOnce(t *testing.T) {
 		t.Errorf("%d worker.claim_failed lines after 21 failed claims; want 1\n%s", n, e.logs)
 	}
 }
+
+// TestJobEnqueuedWhileAnotherRunsStartsAtOnce: a long job (a rebuild's
+// five seconds) holds one slot; a job a commit enqueues meanwhile is
+// claimed into a free slot at once, not when the long one ends.
+func TestJobEnqueuedWhileAnotherRunsStartsAtOnce(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	started, release, quick := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	e.reg.Handle("test.long", func(ctx context.Context, _ *queue.Job) error {
+		close(started)
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return nil
+	}, queue.Policy{})
+	e.reg.Handle("test.quick", func(context.Context, *queue.Job) error { close(quick); return nil }, queue.Policy{})
+	w := e.worker(Options{Wake: e.db.Woken(), Poll: time.Hour})
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- w.Run(runCtx) }()
+	defer func() { stop(); <-done }()
+	defer close(release)
+	e.enqueue(t, "test.long", `{}`, 1)
+	<-started
+	e.enqueue(t, "test.quick", `{}`, 1)
+	select {
+	case <-quick:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a job enqueued while another ran did not start within 10 s (the poll is an hour)")
+	}
+}

@@ -23,13 +23,18 @@ async function follow(s, acct) {
   await page.getByRole('button', { name: 'Follow', exact: true }).click();
 }
 
-// timelineShows reloads Home until text is in it.
+// timelineShows refreshes Home until text is in it, as the owner would
+// with the Refresh button: the screen loads its list when it opens, and
+// choosing Home again while on it loads nothing.
 async function timelineShows(s, text) {
+  await go(s, 'Home');
+  const list = s.page.getByRole('list', { name: 'Home timeline' });
+  const refresh = s.page.getByRole('main').getByRole('button', { name: 'Refresh', exact: true });
   await eventually(`"${text}" in the home timeline`, async () => {
-    await go(s, 'Home');
-    const list = s.page.getByRole('list', { name: 'Home timeline' });
     await list.getByRole('listitem').first().waitFor({ timeout: 5000 });
-    return (await list.innerText()).includes(text);
+    if ((await list.innerText()).includes(text)) return true;
+    await refresh.click();
+    return false;
   }, { timeout: 30000, interval: 500 });
 }
 
@@ -130,10 +135,14 @@ export async function approveRequest(s) {
   const acct = `@${s.spec.username}@${new URL(s.a).host}`;
   const onB = await b(s, 'actors.lookup', { q: acct });
   await b(s, 'follows.create', { actor_id: onB.id });
-  await go(s, 'Follows');
-  await page.getByRole('navigation', { name: 'Lists' }).getByRole('link', { name: 'Requests' }).click();
+  // The request reaches A when bob's server delivers it: the list is
+  // opened again until it is there (it loads when it opens).
   const row = page.locator('main li').filter({ hasText: 'Bob' });
-  await row.first().waitFor({ timeout: 15000 });
+  await eventually("bob's follow request in Requests", async () => {
+    await go(s, 'Follows');
+    await page.getByRole('navigation', { name: 'Lists' }).getByRole('link', { name: 'Requests' }).click();
+    return row.first().waitFor({ timeout: 2000 }).then(() => true, () => false);
+  }, { timeout: 15000 });
   await s.h.screen('follows-requests');
   await row.first().getByRole('button', { name: 'Approve', exact: true }).click();
   await row.first().getByRole('status').filter({ hasText: 'Approved' }).waitFor();
