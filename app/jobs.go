@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/murlog/murlog/controls"
 	"github.com/murlog/murlog/dbstat"
 	"github.com/murlog/murlog/delivery"
 	"github.com/murlog/murlog/housekeep"
@@ -59,6 +60,7 @@ func (a *App) wireJobs(ctx context.Context, in *installed) error {
 	post.RegisterJobs(in.registry, in.eng.store)
 	social.RegisterJobs(in.registry, in.eng.store)
 	inbox.RegisterJobs(in.registry, in.eng.store)
+	controls.RegisterJobs(in.registry, in.eng.store)
 	a.registerRebuild(in.registry)
 	housekeep.Register(in.registry, in.eng.store, a.log, reapers()...)
 	a.wireFederationJobs(in)

@@ -19,8 +19,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/queue"
 	"github.com/murlog/murlog/store"
+	"github.com/murlog/murlog/worker"
 )
 
 // Switches are the kill switches; true means the feature runs. The zero
@@ -189,10 +193,10 @@ func (s *Service) SetLockdown(ctx context.Context, l Lockdown) (State, error) {
 		t := l.Until.UTC()
 		l.Until = &t
 	}
-	return s.set(ctx, keyLockdown, l)
+	return s.set(ctx, keyLockdown, l, edgeJobs(l, s.now())...)
 }
 
-func (s *Service) set(ctx context.Context, key string, v any) (State, error) {
+func (s *Service) set(ctx context.Context, key string, v any, jobs ...queue.Job) (State, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return State{}, err
@@ -201,6 +205,11 @@ func (s *Service) set(ctx context.Context, key string, v any) (State, error) {
 	err = s.store.Update(ctx, func(tx store.Tx) error {
 		if err := tx.Settings().Set(key, string(b)); err != nil {
 			return err
+		}
+		if len(jobs) > 0 {
+			if err := tx.Jobs().Enqueue(jobs...); err != nil {
+				return err
+			}
 		}
 		// Both controls as stored after this write, so the value cached
 		// here is the database's, not this process's older copy of the
@@ -215,6 +224,38 @@ func (s *Service) set(ctx context.Context, key string, v any) (State, error) {
 	s.last, s.known, s.at = st, true, s.now()
 	s.mu.Unlock()
 	return st, nil
+}
+
+// TopicLockdownEdge is the job that runs when a scheduled lockdown begins
+// or lifts: nothing is written then, and what was rendered at the last
+// write — the runtime pointer readers' pages obey, kept as an artifact —
+// would go on saying what held before. It marks the pointer again.
+const TopicLockdownEdge = "controls.lockdown_edge"
+
+var edgeNS = uuid.MustParse("5d0c3a52-7b61-4f4e-9a0e-6c1b2f3d4e5f")
+
+// edgeJobs are the jobs at l's future edges. Their ids are the times', so
+// setting the same schedule again makes no second job, and an edge of a
+// schedule since changed only marks the pointer once more.
+func edgeJobs(l Lockdown, now time.Time) []queue.Job {
+	var js []queue.Job
+	for _, at := range []*time.Time{l.From, l.Until} {
+		if l.On && at != nil && at.After(now) {
+			j := queue.NewJob(TopicLockdownEdge, []byte("{}"))
+			j.ID, j.RunAt = uuid.NewSHA1(edgeNS, []byte(at.UTC().Format(time.RFC3339Nano))).String(), *at
+			js = append(js, j)
+		}
+	}
+	return js
+}
+
+// RegisterJobs registers controls.lockdown_edge with the worker's
+// registry: it marks the runtime pointer, which the rebuild renders with
+// the lockdown as it is then.
+func RegisterJobs(r *worker.Registry, st store.Store) {
+	worker.Register(r, TopicLockdownEdge, queue.DefaultPolicy, func(ctx context.Context, _ struct{}, _ *queue.Job) error {
+		return st.Update(ctx, func(tx store.Tx) error { return tx.DirtyKeys().Mark("runtime") })
+	})
 }
 
 // ErrLocked is the error of a call refused by lockdown.

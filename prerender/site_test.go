@@ -457,3 +457,39 @@ func TestScheduledPostAppearsByItsJob(t *testing.T) {
 		t.Errorf("%d of the reads rendered their page; want the rebuild to have done it", m)
 	}
 }
+
+// TestScheduledLockdownReachesThePointer: nothing is written when a
+// scheduled lockdown begins or lifts, yet the runtime pointer readers'
+// pages obey — an artifact — says so from then on, by the jobs set at
+// its edges.
+func TestScheduledLockdownReachesThePointer(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	from, until := s.clock.Now().Add(time.Hour), s.clock.Now().Add(2*time.Hour)
+	if err := s.Client.Call(ctx, "site.controls.set_lockdown", map[string]any{"on": true,
+		"from": from.Format(time.RFC3339), "until": until.Format(time.RFC3339)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	w := s.App.NewWorker("test")
+	locked := func(when string, want bool) {
+		t.Helper()
+		for range 3 { // the edge's job, then the rebuild it made runnable
+			if _, err := w.RunBatch(ctx, 50, 10*time.Second); err != nil {
+				t.Fatal(err)
+			}
+		}
+		misses := s.App.ArtifactCounts().Misses
+		res := s.get(t, "/api/pub/runtime", "")
+		if res.status != 200 || strings.Contains(res.body, `"lockdown":true`) != want {
+			t.Errorf("%s the runtime pointer = %d %s; want lockdown %v", when, res.status, res.body, want)
+		}
+		if m := s.App.ArtifactCounts().Misses - misses; m != 0 {
+			t.Errorf("%s the pointer was rendered by the read; want the rebuild to have done it", when)
+		}
+	}
+	locked("before the lockdown's time", false)
+	s.clock.Advance(time.Hour + time.Second)
+	locked("once the lockdown began", true)
+	s.clock.Advance(time.Hour)
+	locked("once it lifted", false)
+}
