@@ -24,6 +24,8 @@ require (
 	github.com/prometheus/common v0.73.1
 )
 
+require github.com/andybalholm/brotli v1.3.0
+
 require (
 	github.com/aymerick/douceur v0.2.0 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect

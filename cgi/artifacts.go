@@ -147,7 +147,7 @@ func artifactRules(domain string) []artifactRule {
 		artifactRule{[]string{noQuery}, `^api/pub/runtime$`, "api/runtime.json"},
 		// A precompressed variant is chosen by the artifact folder's own
 		// rules, never named in a URL.
-		artifactRule{[]string{`$2 !\.gz$`}, `^themes/` + seg + `/` + seg + `$`, "themes/$1/$2"},
+		artifactRule{[]string{`$2 !\.(gz|br)$`}, `^themes/` + seg + `/` + seg + `$`, "themes/$1/$2"},
 	)
 	return rs
 }
@@ -198,8 +198,8 @@ func (h Htaccess) artifactBlock(w func(string, ...any)) {
 
 // SiteBlock returns the artifact folder's own .htaccess: the content type,
 // encoding and headers of every artifact (matching what murlog's
-// handlers send for the same URL), the choice of a precompressed ".gz"
-// variant, and the refusal of any request that did not come through the
+// handlers send for the same URL), the choice of a precompressed ".br"
+// or ".gz" variant, and the refusal of any request that did not come through the
 // managed block's rules (direct requests, hidden names: fsstore's
 // sidecars and temp files). It needs only AllowOverride FileInfo, and
 // each module's part sits in <IfModule>: without mod_rewrite the block
@@ -212,9 +212,11 @@ func (h Htaccess) SiteBlock() string {
 	w("# put your own directives in the .htaccess beside murlog.cgi.")
 	w("")
 	w(`<IfModule mod_mime.c>`)
-	w("# Types as murlog's handlers send them; a .gz variant keeps its base type and is gzip-encoded.")
-	w(`RemoveType .gz`)
+	w("# Types as murlog's handlers send them; a .br or .gz variant keeps its base type and is brotli-")
+	w("# or gzip-encoded.")
+	w(`RemoveType .gz .br`)
 	w(`AddEncoding gzip .gz`)
+	w(`AddEncoding br .br`)
 	types := [][2]string{
 		{".html", "text/html; charset=utf-8"}, {".as", "application/activity+json; charset=utf-8"},
 		{".jrd", "application/jrd+json; charset=utf-8"}, {".rss", "application/rss+xml; charset=utf-8"},
@@ -254,8 +256,11 @@ func (h Htaccess) SiteBlock() string {
 	w(`RewriteRule ^html/ - [E=MURLOG_PAGE:1]`)
 	w(`RewriteRule ^(wf/|misc/nodeinfo) - [E=MURLOG_CORS:1]`)
 	w(`RewriteRule ^misc/sw\.js - [E=MURLOG_WORKER:1]`)
-	w("# The precompressed variant, already gzip: never compressed again.")
-	w(`RewriteRule \.gz$ - [E=no-gzip:1,END]`)
+	w("# A precompressed variant, brotli first, is never compressed again (mod_deflate, mod_brotli).")
+	w(`RewriteRule \.(gz|br)$ - [E=no-gzip:1,E=no-brotli:1,END]`)
+	w(`RewriteCond %%{HTTP:Accept-Encoding} br [NC]`)
+	w(`RewriteCond %%{REQUEST_FILENAME}.br -f`)
+	w(`RewriteRule ^(.+)$ $1.br [L]`)
 	w(`RewriteCond %%{HTTP:Accept-Encoding} gzip [NC]`)
 	w(`RewriteCond %%{REQUEST_FILENAME}.gz -f`)
 	w(`RewriteRule ^(.+)$ $1.gz [L]`)

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/andybalholm/brotli"
+
 	"github.com/murlog/murlog/artifact"
 	"github.com/murlog/murlog/artifact/fsstore"
 	"github.com/murlog/murlog/blog"
@@ -113,6 +115,26 @@ func gunzip(t *testing.T, b []byte) []byte {
 	return out
 }
 
+func unbrotli(t *testing.T, b []byte) []byte {
+	t.Helper()
+	out, err := io.ReadAll(brotli.NewReader(bytes.NewReader(b)))
+	if err != nil {
+		t.Fatalf("brotli body: %v", err)
+	}
+	return out
+}
+
+func brotlied(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := brotli.NewWriter(&buf)
+	w.Write(b)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
 func gzipped(t *testing.T, b []byte) []byte {
 	t.Helper()
 	var buf bytes.Buffer
@@ -161,53 +183,55 @@ func TestArtifactsServedByApacheWithoutMurlog(t *testing.T) {
 		header       map[string]string
 		key          string
 		ct, vary     string
-		gz           bool // answered with the .gz variant
+		enc          string // answered with the .br or .gz variant: its Content-Encoding
 	}{
-		{"GET", "/", nil, "html/index.html", html, ae, false},
-		{"HEAD", "/", nil, "html/index.html", html, ae, false},
-		{"GET", "/?mode=plain", nil, "html/index~plain.html", html, ae, false},
-		{"GET", "/?order=oldest", nil, "html/index~oldest.html", html, ae, false},
-		{"GET", "/?mode=plain&order=oldest", nil, "html/index~plain~oldest.html", html, ae, false},
-		{"GET", "/@alice", map[string]string{"Accept": acceptBrowser}, "html/@alice/index.html", html, neg, false},
-		{"GET", "/@alice", nil, "html/@alice/index.html", html, neg, false},
-		{"GET", "/@alice", map[string]string{"Accept": acceptBrowser, "Accept-Encoding": "gzip, deflate, br"}, "html/@alice/index.html", html, neg, true},
-		{"GET", "/@alice?mode=plain", map[string]string{"Accept": acceptBrowser}, "html/@alice/index~plain.html", html, neg, false},
-		{"GET", "/@alice/hello", map[string]string{"Accept": acceptBrowser}, "html/@alice/hello/index.html", html, neg, false},
-		{"GET", "/@alice/" + url.PathEscape(slug), map[string]string{"Accept": acceptBrowser}, "html/@alice/" + slug + "/index.html", html, neg, false},
-		{"GET", tagPath, map[string]string{"Accept": acceptBrowser}, "html/tags/" + tag + "/index.html", html, ae, false},
-		{"GET", tagPath, map[string]string{"Accept": acceptBrowser, "Accept-Encoding": "gzip"}, "html/tags/" + tag + "/index.html", html, ae, true},
-		{"GET", tagPath + "?mode=plain&order=oldest", nil, "html/tags/" + tag + "/index~plain~oldest.html", html, ae, false},
-		{"GET", "/@alice", map[string]string{"Accept": acceptMastodon}, "ap/@alice.as", ap, neg, false},
-		{"GET", "/@alice", map[string]string{"Accept": acceptMisskey}, "ap/@alice.as", ap, neg, false},
-		{"GET", "/@alice", map[string]string{"Accept": `application/ld+json; profile="https://www.w3.org/ns/activitystreams"`}, "ap/@alice.as", ap, neg, false},
-		{"GET", "/@alice/outbox", map[string]string{"Accept": acceptMastodon}, "ap/@alice/outbox.as", ap, neg, false},
-		{"GET", "/@alice/followers", map[string]string{"Accept": "application/activity+json"}, "ap/@alice/followers.as", ap, neg, false},
-		{"GET", "/@alice/featured", map[string]string{"Accept": acceptMisskey}, "ap/@alice/featured.as", ap, neg, false},
-		{"GET", "/@alice/" + note.ID, map[string]string{"Accept": acceptMastodon}, "ap/@alice/" + note.ID + ".as", ap, neg, false},
-		{"GET", "/@alice/feed.rss", nil, "feeds/@alice/feed.rss", "application/rss+xml; charset=utf-8", neg, false},
-		{"GET", "/@alice/feed.atom", nil, "feeds/@alice/feed.atom", "application/atom+xml; charset=utf-8", neg, false},
-		{"GET", tagPath + "/feed.rss", nil, "feeds/tags/" + tag + "/feed.rss", "application/rss+xml; charset=utf-8", ae, false},
-		{"GET", tagPath + "/feed.atom", nil, "feeds/tags/" + tag + "/feed.atom", "application/atom+xml; charset=utf-8", ae, false},
-		{"GET", "/sitemap.xml", nil, "misc/sitemap.xml", "application/xml; charset=utf-8", ae, false},
-		{"GET", "/robots.txt", nil, "misc/robots.txt", "text/plain; charset=utf-8", ae, false},
-		{"GET", "/.well-known/nodeinfo", nil, "misc/nodeinfo.json", "application/json", ae, false},
-		{"GET", "/nodeinfo/2.0", nil, "misc/nodeinfo-2.0.json", `application/json; profile="http://nodeinfo.diaspora.software/ns/schema/2.0#"`, ae, false},
-		{"GET", "/nodeinfo/2.1", nil, "misc/nodeinfo-2.1.json", `application/json; profile="http://nodeinfo.diaspora.software/ns/schema/2.1#"`, ae, false},
-		{"GET", wf + "acct:alice@" + s.Addr, nil, "wf/alice.jrd", "application/jrd+json; charset=utf-8", ae, false},
-		{"GET", wf + "acct%3Aalice%40" + strings.ReplaceAll(s.Addr, ":", "%3A"), nil, "wf/alice.jrd", "application/jrd+json; charset=utf-8", ae, false},
-		{"GET", wf + "acct%3aalice%40" + strings.ReplaceAll(s.Addr, ":", "%3a"), nil, "wf/alice.jrd", "application/jrd+json; charset=utf-8", ae, false},
-		{"GET", "/api/pub/personas/alice/posts?limit=20", nil, "api/@alice/posts-20.json", "application/json", ae, false},
-		{"GET", "/api/pub/personas/alice/config", nil, "api/@alice/config.json", "application/json", ae, false},
-		{"GET", "/api/pub/runtime", nil, "api/runtime.json", "application/json", ae, false},
-		{"GET", "/themes/tiny/style.0123456789abcdef.css", nil, "themes/tiny/style.0123456789abcdef.css", "text/css; charset=utf-8", ae, false},
-		{"GET", "/themes/tiny/style.0123456789abcdef.css", map[string]string{"Accept-Encoding": "gzip"}, "themes/tiny/style.0123456789abcdef.css", "text/css; charset=utf-8", ae, true},
+		{"GET", "/", nil, "html/index.html", html, ae, ""},
+		{"HEAD", "/", nil, "html/index.html", html, ae, ""},
+		{"GET", "/?mode=plain", nil, "html/index~plain.html", html, ae, ""},
+		{"GET", "/?order=oldest", nil, "html/index~oldest.html", html, ae, ""},
+		{"GET", "/?mode=plain&order=oldest", nil, "html/index~plain~oldest.html", html, ae, ""},
+		{"GET", "/@alice", map[string]string{"Accept": acceptBrowser}, "html/@alice/index.html", html, neg, ""},
+		{"GET", "/@alice", nil, "html/@alice/index.html", html, neg, ""},
+		{"GET", "/@alice", map[string]string{"Accept": acceptBrowser, "Accept-Encoding": "gzip, deflate, br"}, "html/@alice/index.html", html, neg, "br"},
+		{"GET", "/@alice", map[string]string{"Accept": acceptBrowser, "Accept-Encoding": "gzip"}, "html/@alice/index.html", html, neg, "gzip"},
+		{"GET", "/@alice?mode=plain", map[string]string{"Accept": acceptBrowser}, "html/@alice/index~plain.html", html, neg, ""},
+		{"GET", "/@alice/hello", map[string]string{"Accept": acceptBrowser}, "html/@alice/hello/index.html", html, neg, ""},
+		{"GET", "/@alice/" + url.PathEscape(slug), map[string]string{"Accept": acceptBrowser}, "html/@alice/" + slug + "/index.html", html, neg, ""},
+		{"GET", tagPath, map[string]string{"Accept": acceptBrowser}, "html/tags/" + tag + "/index.html", html, ae, ""},
+		{"GET", tagPath, map[string]string{"Accept": acceptBrowser, "Accept-Encoding": "gzip"}, "html/tags/" + tag + "/index.html", html, ae, "gzip"},
+		{"GET", tagPath, map[string]string{"Accept": acceptBrowser, "Accept-Encoding": "br, gzip"}, "html/tags/" + tag + "/index.html", html, ae, "gzip"}, // no .br beside it
+		{"GET", tagPath + "?mode=plain&order=oldest", nil, "html/tags/" + tag + "/index~plain~oldest.html", html, ae, ""},
+		{"GET", "/@alice", map[string]string{"Accept": acceptMastodon}, "ap/@alice.as", ap, neg, ""},
+		{"GET", "/@alice", map[string]string{"Accept": acceptMisskey}, "ap/@alice.as", ap, neg, ""},
+		{"GET", "/@alice", map[string]string{"Accept": `application/ld+json; profile="https://www.w3.org/ns/activitystreams"`}, "ap/@alice.as", ap, neg, ""},
+		{"GET", "/@alice/outbox", map[string]string{"Accept": acceptMastodon}, "ap/@alice/outbox.as", ap, neg, ""},
+		{"GET", "/@alice/followers", map[string]string{"Accept": "application/activity+json"}, "ap/@alice/followers.as", ap, neg, ""},
+		{"GET", "/@alice/featured", map[string]string{"Accept": acceptMisskey}, "ap/@alice/featured.as", ap, neg, ""},
+		{"GET", "/@alice/" + note.ID, map[string]string{"Accept": acceptMastodon}, "ap/@alice/" + note.ID + ".as", ap, neg, ""},
+		{"GET", "/@alice/feed.rss", nil, "feeds/@alice/feed.rss", "application/rss+xml; charset=utf-8", neg, ""},
+		{"GET", "/@alice/feed.atom", nil, "feeds/@alice/feed.atom", "application/atom+xml; charset=utf-8", neg, ""},
+		{"GET", tagPath + "/feed.rss", nil, "feeds/tags/" + tag + "/feed.rss", "application/rss+xml; charset=utf-8", ae, ""},
+		{"GET", tagPath + "/feed.atom", nil, "feeds/tags/" + tag + "/feed.atom", "application/atom+xml; charset=utf-8", ae, ""},
+		{"GET", "/sitemap.xml", nil, "misc/sitemap.xml", "application/xml; charset=utf-8", ae, ""},
+		{"GET", "/robots.txt", nil, "misc/robots.txt", "text/plain; charset=utf-8", ae, ""},
+		{"GET", "/.well-known/nodeinfo", nil, "misc/nodeinfo.json", "application/json", ae, ""},
+		{"GET", "/nodeinfo/2.0", nil, "misc/nodeinfo-2.0.json", `application/json; profile="http://nodeinfo.diaspora.software/ns/schema/2.0#"`, ae, ""},
+		{"GET", "/nodeinfo/2.1", nil, "misc/nodeinfo-2.1.json", `application/json; profile="http://nodeinfo.diaspora.software/ns/schema/2.1#"`, ae, ""},
+		{"GET", wf + "acct:alice@" + s.Addr, nil, "wf/alice.jrd", "application/jrd+json; charset=utf-8", ae, ""},
+		{"GET", wf + "acct%3Aalice%40" + strings.ReplaceAll(s.Addr, ":", "%3A"), nil, "wf/alice.jrd", "application/jrd+json; charset=utf-8", ae, ""},
+		{"GET", wf + "acct%3aalice%40" + strings.ReplaceAll(s.Addr, ":", "%3a"), nil, "wf/alice.jrd", "application/jrd+json; charset=utf-8", ae, ""},
+		{"GET", "/api/pub/personas/alice/posts?limit=20", nil, "api/@alice/posts-20.json", "application/json", ae, ""},
+		{"GET", "/api/pub/personas/alice/config", nil, "api/@alice/config.json", "application/json", ae, ""},
+		{"GET", "/api/pub/runtime", nil, "api/runtime.json", "application/json", ae, ""},
+		{"GET", "/themes/tiny/style.0123456789abcdef.css", nil, "themes/tiny/style.0123456789abcdef.css", "text/css; charset=utf-8", ae, ""},
+		{"GET", "/themes/tiny/style.0123456789abcdef.css", map[string]string{"Accept-Encoding": "gzip, br"}, "themes/tiny/style.0123456789abcdef.css", "text/css; charset=utf-8", ae, "br"},
 	}
 	// What murlog itself answers for the same requests, before any
 	// artifact exists: Apache must send the same type and CORS header.
 	type answer struct{ ct, cors string }
 	fromMurlog := map[int]answer{}
 	for i, tc := range hits {
-		if tc.method != http.MethodGet || tc.gz {
+		if tc.method != http.MethodGet || tc.enc != "" {
 			continue
 		}
 		resp, _ := fetch(t, tc.method, s.URL+tc.path, tc.header)
@@ -254,9 +278,12 @@ func TestArtifactsServedByApacheWithoutMurlog(t *testing.T) {
 	for _, k := range keys {
 		plant(k, body(k))
 	}
-	// Precompressed variants beside two of them.
+	// Precompressed variants beside three of them; brotli beside two.
 	for _, k := range []string{"html/@alice/index.html", "html/tags/" + tag + "/index.html", "themes/tiny/style.0123456789abcdef.css"} {
 		plant(k+".gz", gzipped(t, body(k)))
+	}
+	for _, k := range []string{"html/@alice/index.html", "themes/tiny/style.0123456789abcdef.css"} {
+		plant(k+".br", brotlied(t, body(k)))
 	}
 	s.Chown(t, site)
 
@@ -267,13 +294,16 @@ func TestArtifactsServedByApacheWithoutMurlog(t *testing.T) {
 			if resp.StatusCode != http.StatusOK {
 				t.Fatalf("status %d; want 200\n%.300s", resp.StatusCode, got)
 			}
-			if enc := resp.Header.Get("Content-Encoding"); (enc == "gzip") != tc.gz {
-				t.Errorf("Content-Encoding %q; want gzip: %v", enc, tc.gz)
+			if enc := resp.Header.Get("Content-Encoding"); enc != tc.enc {
+				t.Errorf("Content-Encoding %q; want %q", enc, tc.enc)
 			}
-			if tc.gz {
-				// Decompressed once it is the artifact: mod_deflate did not
-				// compress the precompressed file again.
+			// Decompressed once it is the artifact: mod_deflate did not
+			// compress the precompressed file again.
+			switch tc.enc {
+			case "gzip":
 				got = gunzip(t, got)
+			case "br":
+				got = unbrotli(t, got)
 			}
 			want := body(tc.key)
 			if tc.method == http.MethodHead {
@@ -368,6 +398,7 @@ func TestArtifactsServedByApacheWithoutMurlog(t *testing.T) {
 		{"GET", wf + "acct:alice@other.example", nil, 404, ""},
 		{"GET", wf + "acct:bob@" + s.Addr, nil, 404, ""},
 		{"GET", "/themes/tiny/style.0123456789abcdef.css.gz", nil, 404, ""},
+		{"GET", "/themes/tiny/style.0123456789abcdef.css.br", nil, 404, ""},
 		{"POST", "/api/pub/runtime", nil, 0, ""},
 	}
 	for _, tc := range misses {

@@ -78,7 +78,7 @@ func KeyOf(r *http.Request, domain string) (artifact.Key, bool) {
 		return artifact.Key{}, false
 	}
 	s, ok := keyString(r.URL.Path, r.URL.RawQuery, r.Header.Get("Accept"), domain)
-	if !ok || strings.HasSuffix(s, gzSuffix) {
+	if !ok || isVariant(s) {
 		return artifact.Key{}, false
 	}
 	k, err := artifact.ParseKey(s)
@@ -218,7 +218,7 @@ func webfingerKey(q, domain string) (string, bool) {
 // for a key that is no document (a .gz variant, a key of another layout).
 func DocOf(k artifact.Key, domain string) (Doc, bool) {
 	s := k.String()
-	if strings.HasSuffix(s, gzSuffix) {
+	if isVariant(s) {
 		return Doc{}, false
 	}
 	html := func(path, file string) (Doc, bool) {

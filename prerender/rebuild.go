@@ -467,7 +467,7 @@ func (rb *Rebuilder) Expand(ctx context.Context, mark string) (render, drop []ar
 			add("feeds/@"+u+"/feed.rss", "feeds/@"+u+"/feed.atom", "ap/@"+u+".as", "ap/@"+u+"/outbox.as",
 				"ap/@"+u+"/featured.as", "misc/sitemap.xml", "misc/nodeinfo-2.0.json", "misc/nodeinfo-2.1.json")
 			return rb.Renderer.Store.List(ctx, "api/@"+u+"/", func(k artifact.Key) error {
-				if s := k.String(); !strings.HasSuffix(s, gzSuffix) {
+				if s := k.String(); !isVariant(s) {
 					add(s)
 				}
 				return nil

@@ -2,12 +2,10 @@ package prerender
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
 	"html"
-	"mime"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -16,14 +14,6 @@ import (
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/artifact"
 )
-
-// gzSuffix names a key's precompressed variant: K.gz beside K, so Apache's
-// mod_mime reads the type from K's extension and the encoding from .gz.
-const gzSuffix = ".gz"
-
-// minGzip is the smallest body worth a precompressed variant: below it
-// the headers cost more than the saving.
-const minGzip = 512
 
 // Renderer renders artifacts with the app's handler and stores them.
 type Renderer struct {
@@ -62,8 +52,8 @@ func (rd *Renderer) Render(ctx context.Context, d Doc) *Result {
 	return res
 }
 
-// Rebuild renders k and stores the result: a 200 is Put (with its gzip
-// variant), anything else a page no longer answers with (404, 410, a
+// Rebuild renders k and stores the result: a 200 is Put (with its
+// variants), anything else a page no longer answers with (404, 410, a
 // redirect) deletes the artifact, so the dynamic route answers from then
 // on. A server error leaves the artifact as it was — the last known state
 // is served meanwhile — and is returned.
@@ -83,45 +73,61 @@ func (rd *Renderer) Rebuild(ctx context.Context, k artifact.Key) (*Result, error
 
 // Save stores res under k as Rebuild does.
 func (rd *Renderer) Save(ctx context.Context, k artifact.Key, res *Result) error {
+	_, err := rd.save(ctx, k, res)
+	return err
+}
+
+// save is Save, returning the variants it stored with a 200.
+func (rd *Renderer) save(ctx context.Context, k artifact.Key, res *Result) (variants, error) {
 	switch {
 	case res.OK():
-		_, err := Put(ctx, rd.Store, k, res.Header.Get("Content-Type"), res.Body)
-		return err
+		ct := res.Header.Get("Content-Type")
+		vs := compress(ct, res.Body)
+		_, err := put(ctx, rd.Store, k, ct, res.Body, &vs)
+		return vs, err
 	case res.Status >= 500:
-		return murlog.Errorf(murlog.EUnavailable, "rendering %s answered %d: the artifact is kept as it was", k, res.Status)
+		return variants{}, murlog.Errorf(murlog.EUnavailable, "rendering %s answered %d: the artifact is kept as it was", k, res.Status)
 	default:
-		return Delete(ctx, rd.Store, k)
+		return variants{}, Delete(ctx, rd.Store, k)
 	}
 }
 
-// Put stores body under k and, for a compressible body, its gzip variant
-// under k.gz. The variant is written first, so that a reader who finds the
-// new body never finds the old variant beside it for long; one that finds
-// a variant whose body is gone is answered from the plain key.
+// Put stores body under k and, for a compressible body, its precompressed
+// variants beside it (K.br, K.gz). The variants are written first, so that
+// a reader who finds the new body never finds an old variant beside it for
+// long; one that finds a variant whose body is gone is answered from the
+// plain key.
 func Put(ctx context.Context, st artifact.Store, k artifact.Key, contentType string, body []byte) (artifact.Meta, error) {
-	gk, err := artifact.ParseKey(k.String() + gzSuffix)
-	if err != nil {
-		return artifact.Meta{}, err
-	}
-	if compressible(contentType) && len(body) >= minGzip {
-		var b bytes.Buffer
-		zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
-		zw.Write(body)
-		zw.Close()
-		if _, err := st.Put(ctx, gk, contentType, b.Bytes()); err != nil {
+	vs := compress(contentType, body)
+	return put(ctx, st, k, contentType, body, &vs)
+}
+
+func put(ctx context.Context, st artifact.Store, k artifact.Key, contentType string, body []byte, vs *variants) (artifact.Meta, error) {
+	for i, enc := range encodings {
+		vk, err := artifact.ParseKey(k.String() + enc.suffix)
+		if err != nil {
 			return artifact.Meta{}, err
 		}
-	} else if err := st.Delete(ctx, gk); err != nil && murlog.ErrorCode(err) != murlog.ENotFound {
-		return artifact.Meta{}, err
+		if vs[i] != nil {
+			_, err = st.Put(ctx, vk, contentType, vs[i])
+		} else if err = st.Delete(ctx, vk); murlog.ErrorCode(err) == murlog.ENotFound {
+			err = nil
+		}
+		if err != nil {
+			return artifact.Meta{}, err
+		}
 	}
 	return st.Put(ctx, k, contentType, body)
 }
 
-// Delete removes k and its gzip variant; a key that is not there is no
-// error.
+// Delete removes k and its variants; a key that is not there is no error.
 func Delete(ctx context.Context, st artifact.Store, k artifact.Key) error {
 	var errs []error
-	for _, s := range []string{k.String(), k.String() + gzSuffix} {
+	names := []string{k.String()}
+	for _, enc := range encodings {
+		names = append(names, k.String()+enc.suffix)
+	}
+	for _, s := range names {
 		key, err := artifact.ParseKey(s)
 		if err == nil {
 			err = st.Delete(ctx, key)
@@ -131,14 +137,6 @@ func Delete(ctx context.Context, st artifact.Store, k artifact.Key) error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// compressible reports whether a body of this type shrinks under gzip:
-// text, JSON, XML, SVG — not images or fonts already compressed.
-func compressible(contentType string) bool {
-	mt, _, _ := mime.ParseMediaType(contentType)
-	return strings.HasPrefix(mt, "text/") || strings.HasSuffix(mt, "json") || strings.HasSuffix(mt, "xml") ||
-		mt == "image/svg+xml" || mt == "application/javascript"
 }
 
 func isHTML(contentType string) bool { return strings.HasPrefix(contentType, "text/html") }

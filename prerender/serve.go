@@ -1,8 +1,6 @@
 package prerender
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"io"
 	"log/slog"
@@ -75,7 +73,7 @@ type Server struct {
 type entry struct {
 	meta    artifact.Meta
 	body    []byte
-	gz      []byte // the gzip variant, nil for none
+	enc     variants // the precompressed bodies
 	checkAt time.Time
 }
 
@@ -152,7 +150,7 @@ func (s *Server) lookup(ctx context.Context, k artifact.Key) (*entry, *Result) {
 	// Held but due a look: the store's metadata says whether it changed.
 	if e != nil {
 		if m, err := s.Renderer.Store.Stat(ctx, k); err == nil && m.ETag == e.meta.ETag {
-			s.keep(name, &entry{meta: e.meta, body: e.body, gz: e.gz, checkAt: now.Add(s.ttl(k))})
+			s.keep(name, &entry{meta: e.meta, body: e.body, enc: e.enc, checkAt: now.Add(s.ttl(k))})
 			s.count(&s.hits, dbstat.ArtifactHit)
 			return e, nil
 		}
@@ -189,7 +187,7 @@ func (s *Server) keep(name string, e *entry) {
 	s.cache[name] = e
 }
 
-// load reads k (and its gzip variant) from the store into memory.
+// load reads k (and its variants) from the store into memory.
 func (s *Server) load(ctx context.Context, k artifact.Key, now time.Time) (*entry, error) {
 	body, m, err := read(ctx, s.Renderer.Store, k)
 	if err != nil {
@@ -200,9 +198,11 @@ func (s *Server) load(ctx context.Context, k artifact.Key, now time.Time) (*entr
 		return nil, err
 	}
 	e := &entry{meta: m, body: body, checkAt: now.Add(s.ttl(k))}
-	if gk, err := artifact.ParseKey(k.String() + gzSuffix); err == nil {
-		if gz, _, err := read(ctx, s.Renderer.Store, gk); err == nil && gunzipsTo(gz, body) {
-			e.gz = gz
+	for i, enc := range encodings {
+		if vk, err := artifact.ParseKey(k.String() + enc.suffix); err == nil {
+			if v, _, err := read(ctx, s.Renderer.Store, vk); err == nil && decodesTo(i, v, body) {
+				e.enc[i] = v
+			}
 		}
 	}
 	s.keep(k.String(), e)
@@ -223,17 +223,6 @@ func read(ctx context.Context, st artifact.Store, k artifact.Key) ([]byte, artif
 		return nil, m, artifact.Corrupt(k, "body of %d bytes does not match its metadata", len(b))
 	}
 	return b, m, nil
-}
-
-// gunzipsTo reports whether gz is the gzip of body: a variant written
-// before its plain body was replaced must not be served for the new one.
-func gunzipsTo(gz, body []byte) bool {
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
-	if err != nil {
-		return false
-	}
-	b, err := io.ReadAll(io.LimitReader(zr, int64(len(body))+1))
-	return err == nil && bytes.Equal(b, body)
 }
 
 // render renders k once for every reader waiting on it, stores a 200 and
@@ -281,7 +270,8 @@ func (s *Server) renderNow(ctx context.Context, k artifact.Key, old *entry) (*en
 		s.count(&s.stale, dbstat.ArtifactStale)
 		return old, nil
 	}
-	if err := s.Renderer.Save(ctx, k, res); err != nil && res.OK() && s.Log != nil {
+	vs, err := s.Renderer.save(ctx, k, res)
+	if err != nil && res.OK() && s.Log != nil {
 		// Served from memory all the same; the next process renders it.
 		s.Log.Warn("artifact not stored", "key", k.String(), "err", err.Error())
 	}
@@ -289,20 +279,13 @@ func (s *Server) renderNow(ctx context.Context, k artifact.Key, old *entry) (*en
 		return nil, res
 	}
 	ct := res.Header.Get("Content-Type")
-	e := &entry{meta: artifact.NewMeta(ct, res.Body, s.now()), body: res.Body, checkAt: s.now().Add(s.ttl(k))}
-	if compressible(ct) && len(res.Body) >= minGzip {
-		var b bytes.Buffer
-		zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
-		zw.Write(res.Body)
-		zw.Close()
-		e.gz = b.Bytes()
-	}
+	e := &entry{meta: artifact.NewMeta(ct, res.Body, s.now()), body: res.Body, enc: vs, checkAt: s.now().Add(s.ttl(k))}
 	s.keep(k.String(), e)
 	return e, nil
 }
 
 // serve writes an artifact: its fixed headers, 304 for a matching
-// If-None-Match, the gzip variant when the client takes it.
+// If-None-Match, a precompressed variant when the client takes one.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, k artifact.Key, e *entry) {
 	hd := w.Header()
 	s.Headers.set(hd, k, s.Locked != nil && s.Locked())
@@ -313,9 +296,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, k artifact.Key, e
 	}
 	hd.Set("Content-Type", e.meta.ContentType)
 	body := e.body
-	if e.gz != nil && acceptsGzip(r.Header.Get("Accept-Encoding")) {
-		body = e.gz
-		hd.Set("Content-Encoding", "gzip")
+	if i := pick(r.Header.Get("Accept-Encoding"), &e.enc); i >= 0 {
+		body = e.enc[i]
+		hd.Set("Content-Encoding", encodings[i].name)
 	}
 	hd.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(http.StatusOK)
@@ -370,17 +353,4 @@ func writeResult(w http.ResponseWriter, r *http.Request, res *Result) {
 	if r.Method != http.MethodHead {
 		w.Write(res.Body)
 	}
-}
-
-// acceptsGzip reports whether Accept-Encoding takes gzip (not with q=0).
-func acceptsGzip(ae string) bool {
-	for _, part := range strings.Split(ae, ",") {
-		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if !strings.EqualFold(strings.TrimSpace(name), "gzip") {
-			continue
-		}
-		q := strings.ReplaceAll(params, " ", "")
-		return q != "q=0" && q != "q=0.0" && q != "q=0.00" && q != "q=0.000"
-	}
-	return false
 }

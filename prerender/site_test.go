@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/andybalholm/brotli"
+
 	"github.com/murlog/murlog/artifact"
 	"github.com/murlog/murlog/dbstat"
 	"github.com/murlog/murlog/internal/testclock"
@@ -177,7 +179,7 @@ func TestConditionalAndGzip(t *testing.T) {
 	if res := s.get(t, "/@alice/"+id, browser, "If-None-Match", etag); res.status != http.StatusNotModified || res.body != "" {
 		t.Errorf("If-None-Match: %s = %d with %d bytes; want 304 and none", etag, res.status, len(res.body))
 	}
-	gz := s.get(t, "/@alice/"+id, browser, "Accept-Encoding", "gzip, br")
+	gz := s.get(t, "/@alice/"+id, browser, "Accept-Encoding", "gzip, deflate")
 	if gz.header.Get("Content-Encoding") != "gzip" || len(gz.body) >= len(plain.body) {
 		t.Fatalf("Accept-Encoding gzip: encoding %q, %d bytes (plain %d); want the smaller gzip variant",
 			gz.header.Get("Content-Encoding"), len(gz.body), len(plain.body))
@@ -192,6 +194,25 @@ func TestConditionalAndGzip(t *testing.T) {
 	}
 	if res := s.get(t, "/@alice/"+id, browser, "Accept-Encoding", "gzip;q=0"); res.header.Get("Content-Encoding") != "" {
 		t.Error("gzip;q=0 got gzip")
+	}
+	// A browser takes brotli too: the brotli variant, smaller still.
+	br := s.get(t, "/@alice/"+id, browser, "Accept-Encoding", "gzip, deflate, br, zstd")
+	if br.header.Get("Content-Encoding") != "br" || len(br.body) >= len(gz.body) {
+		t.Fatalf("Accept-Encoding with br: encoding %q, %d bytes (gzip %d); want the smaller brotli variant",
+			br.header.Get("Content-Encoding"), len(br.body), len(gz.body))
+	}
+	if b, err := io.ReadAll(brotli.NewReader(strings.NewReader(br.body))); err != nil || string(b) != plain.body {
+		t.Errorf("the brotli variant is not the plain body compressed: %v", err)
+	}
+	if res := s.get(t, "/@alice/"+id, browser, "Accept-Encoding", "br;q=0, gzip"); res.header.Get("Content-Encoding") != "gzip" {
+		t.Errorf("br;q=0, gzip got %q; want gzip", res.header.Get("Content-Encoding"))
+	}
+	// The variants are files beside the page, for Apache to choose.
+	_, st := s.App.Artifacts()
+	for _, suffix := range []string{"", ".br", ".gz"} {
+		if _, err := st.Stat(ctx, artifact.MustParseKey("html/@alice/"+id+"/index.html"+suffix)); err != nil {
+			t.Errorf("html/@alice/%s/index.html%s: %v", id, suffix, err)
+		}
 	}
 }
 
