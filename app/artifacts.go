@@ -52,6 +52,8 @@ func (a *App) wireArtifacts(rt *running) {
 	if err != nil {
 		a.log.Error("the artifact folder cannot be used: every public read is rendered, none is kept",
 			"dir", dir, "err", err.Error())
+		rt.artifactsOff = murlog.Errorf(murlog.EUnavailable,
+			"the artifact folder %s cannot be used (%v): every public read is rendered, none is kept", dir, err)
 		return
 	}
 	rt.artifactStore = st

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -145,5 +146,27 @@ func TestUpgradeRendersEverythingAgain(t *testing.T) {
 	s.App.Store().View(ctx, func(tx store.Tx) (err error) { n, err = tx.DirtyKeys().Count(); return })
 	if n != 0 {
 		t.Errorf("a restart of the same murlog marked %d; want none", n)
+	}
+}
+
+// TestUnusableArtifactFolder: a folder murlog cannot use (here a file
+// stands where it should be) leaves the site rendering every read, and
+// the owner reads why in site.artifacts.status, not only in the log.
+func TestUnusableArtifactFolder(t *testing.T) {
+	t.Parallel()
+	blocked := filepath.Join(t.TempDir(), "not-a-folder")
+	if err := os.WriteFile(blocked, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := testsite.Start(t, testsite.Options{Env: map[string]string{"MURLOG_ARTIFACT_DIR": blocked}})
+	if resp, err := http.Get(s.Server.URL + "/@alice"); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("GET /@alice without artifacts: %v, %v", resp, err)
+	}
+	err := s.Client.Call(ctx, "site.artifacts.status", nil, nil)
+	if err == nil || !strings.Contains(err.Error(), blocked) || !strings.Contains(err.Error(), "every public read is rendered") {
+		t.Errorf("site.artifacts.status = %v; want why the folder %s cannot be used", err, blocked)
+	}
+	if !strings.Contains(s.Logs.String(), "the artifact folder cannot be used") {
+		t.Error("no log line says the artifact folder cannot be used")
 	}
 }

@@ -93,6 +93,7 @@ type running struct {
 	// The rendered public site (app/artifacts.go); nil when its folder
 	// cannot be used.
 	artifactStore artifact.Store
+	artifactsOff  error // why there is no artifactStore, when its folder failed
 	pre           *prerender.Server
 	rebuild       *prerender.Rebuilder
 }
@@ -203,10 +204,21 @@ func (a *App) live(pick func(rt *running) http.Handler) http.HandlerFunc {
 	}
 }
 
-// republisher is the API's view of the artifacts: nil without them.
+// republisher is the API's view of the artifacts: nil without them, and
+// the folder's failure when it could not be used (the owner reads why in
+// /my/, not only in the log).
 func (rt *running) republisher() api.Republisher {
-	if rt.rebuild == nil {
-		return nil
+	switch {
+	case rt.rebuild != nil:
+		return prerender.Marks{Store: rt.eng.store}
+	case rt.artifactsOff != nil:
+		return artifactsOff{rt.artifactsOff}
 	}
-	return prerender.Marks{Store: rt.eng.store}
+	return nil
 }
+
+// artifactsOff answers the artifact methods with why there are none.
+type artifactsOff struct{ err error }
+
+func (o artifactsOff) Pending(context.Context) (int, error) { return 0, o.err }
+func (o artifactsOff) RebuildAll(context.Context) error     { return o.err }

@@ -30,9 +30,9 @@ import (
 //	MURLOG_BENCH_LOAD=1 go test -run SpikeCGILoad -v ./e2e/   (part of make load)
 //
 // MURLOG_SPIKE_SECONDS, MURLOG_SPIKE_SCALE and MURLOG_SPIKE_POSTS size it
-// as in bench. The issue's target (100%, p99 ≤ 100 ms) fails the test
-// only with MURLOG_SPIKE_STRICT=1: until Apache serves artifacts itself,
-// this run measures the "before".
+// as in bench. The issue's target (100%, p99 ≤ 100 ms, every post of the
+// owner's) fails the test, unless every request succeeded and only the
+// p99 missed while the generator itself was late.
 func TestSpikeCGILoad(t *testing.T) {
 	if os.Getenv("MURLOG_BENCH_LOAD") == "" {
 		t.Skip("set MURLOG_BENCH_LOAD=1 to run the boost spike of issue 16 against murlog as CGI under Apache (about 2 minutes; make load)")
@@ -110,8 +110,15 @@ func TestSpikeCGILoad(t *testing.T) {
 	if base.OK != base.Requests {
 		t.Errorf("Apache serving static files failed %d of %d requests: the machine is overloaded, the run says little", base.Requests-base.OK, base.Requests)
 	}
-	if os.Getenv("MURLOG_SPIKE_STRICT") != "" && (!sum.MeetsSpikeTarget() || owns.OK != owns.Requests) {
-		t.Errorf("MURLOG_SPIKE_STRICT: %.3f%% success, p99 %s, owner %d of %d posts failed; want 100%%, p99 ≤ %s, none",
+	switch {
+	case sum.MeetsSpikeTarget() && owns.OK == owns.Requests:
+	case sum.OK == sum.Requests && owns.OK == owns.Requests && sum.GeneratorBound():
+		// The generator could not keep its own schedule: the machine was
+		// busy with more than this test, and so were Apache and murlog.
+		t.Logf("p99 %s is not held against murlog: the generator itself started visitors late (lag p99 %s); run it on a quieter machine",
+			loadgen.Ms(sum.P99), loadgen.Ms(sum.Lag.P99))
+	default:
+		t.Errorf("%.3f%% success, p99 %s, owner %d of %d posts failed; want 100%%, p99 ≤ %s, none",
 			sum.Success(), loadgen.Ms(sum.P99), owns.Requests-owns.OK, owns.Requests, loadgen.Ms(loadgen.SpikeP99))
 	}
 }
