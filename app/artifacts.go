@@ -52,8 +52,8 @@ func (a *App) wireArtifacts(rt *running) {
 	if err != nil {
 		a.log.Error("the artifact folder cannot be used: every public read is rendered, none is kept",
 			"dir", dir, "err", err.Error())
-		rt.artifactsOff = murlog.Errorf(murlog.EUnavailable,
-			"the artifact folder %s cannot be used (%v): every public read is rendered, none is kept", dir, err)
+		rt.republish = artifactsOff{murlog.Errorf(murlog.EUnavailable,
+			"the artifact folder %s cannot be used (%v): every public read is rendered, none is kept", dir, err)}
 		return
 	}
 	rt.artifactStore = st
@@ -67,6 +67,7 @@ func (a *App) wireArtifacts(rt *running) {
 			return err == nil && st.Lockdown.Active(a.opts.Now())
 		}}
 	rt.rebuild = prerender.NewRebuilder(rd, rt.eng.store)
+	rt.republish = prerender.Marks{Store: rt.eng.store}
 	rt.rebuild.Log, rt.rebuild.Now, rt.rebuild.Forget = a.log, a.opts.Now, rt.pre.Forget
 	// A resident process caches personas and settings for seconds; what
 	// the rebuild renders must be what the write committed.

@@ -93,7 +93,7 @@ type running struct {
 	// The rendered public site (app/artifacts.go); nil when its folder
 	// cannot be used.
 	artifactStore artifact.Store
-	artifactsOff  error // why there is no artifactStore, when its folder failed
+	republish     api.Republisher // the API's view of the artifacts (artifactsOff when the folder failed)
 	pre           *prerender.Server
 	rebuild       *prerender.Rebuilder
 }
@@ -172,7 +172,7 @@ func (a *App) run(ctx context.Context, in *installed) (*running, error) {
 			Posts: newPosts(rt), Settings: settings.New(db), SiteConfig: rt.siteConfig,
 			Domains: domains.New(db), Queue: in.queue, Now: a.opts.Now,
 			Changed: func() { rt.fed.Invalidate(); rt.blogLoader.Invalidate() },
-			Social:  rt.social, Store: db, Remote: rt.resolver, Controls: in.controls, Artifacts: rt.republisher(),
+			Social:  rt.social, Store: db, Remote: rt.resolver, Controls: in.controls, Artifacts: rt.republish,
 			OwnerWrites: rt.ownerWrites}, a.log)
 		return httpd.Authenticate(in.auth, cookies, cfg.TrustedProxy, rt.site, rt.shields.rpc(rpc))
 	})
@@ -204,20 +204,8 @@ func (a *App) live(pick func(rt *running) http.Handler) http.HandlerFunc {
 	}
 }
 
-// republisher is the API's view of the artifacts: nil without them, and
-// the folder's failure when it could not be used (the owner reads why in
-// /my/, not only in the log).
-func (rt *running) republisher() api.Republisher {
-	switch {
-	case rt.rebuild != nil:
-		return prerender.Marks{Store: rt.eng.store}
-	case rt.artifactsOff != nil:
-		return artifactsOff{rt.artifactsOff}
-	}
-	return nil
-}
-
-// artifactsOff answers the artifact methods with why there are none.
+// artifactsOff answers the artifact methods with why there are none: the
+// owner reads it in /my/, not only in the log.
 type artifactsOff struct{ err error }
 
 func (o artifactsOff) Pending(context.Context) (int, error) { return 0, o.err }

@@ -194,7 +194,7 @@ func (rb *Rebuilder) Inline(ctx context.Context, budget time.Duration, since tim
 			return Stats{Left: len(marks)}, nil
 		}
 		marks = marks[:min(len(marks), limit)]
-		fs, err := rb.renderMarks(ctx, marks, deadline, &st)
+		fs, err := rb.renderMarks(ctx, marks, deadline, &st, true)
 		if err != nil {
 			return st, err
 		}
@@ -244,7 +244,7 @@ func (rb *Rebuilder) Run(ctx context.Context) (Stats, error) {
 		if len(marks) == 0 {
 			break
 		}
-		fs, err := rb.renderMarks(ctx, marks, deadline, &st)
+		fs, err := rb.renderMarks(ctx, marks, deadline, &st, false)
 		if err != nil {
 			return st, err
 		}
@@ -284,15 +284,21 @@ func (e markError) Unwrap() error { return e.err }
 
 // renderMarks renders marks in order until the deadline, then clears
 // those done. It returns a markError for each mark that failed (its mark
-// stays), and an error only when the marks could not be cleared.
-func (rb *Rebuilder) renderMarks(ctx context.Context, marks []store.DirtyKey, deadline time.Time, st *Stats) ([]error, error) {
+// stays), and an error only when the marks could not be cleared. With
+// inline (an owner's request waiting), what only crawlers read (Crawled)
+// is not rendered but marked for the job.
+func (rb *Rebuilder) renderMarks(ctx context.Context, marks []store.DirtyKey, deadline time.Time, st *Stats, inline bool) ([]error, error) {
 	var done []store.DirtyKey
 	var failed []error
+	var later map[string]bool
+	if inline {
+		later = map[string]bool{}
+	}
 	for _, m := range marks {
 		if !time.Now().Before(deadline) {
 			break
 		}
-		n, err := rb.mark(ctx, m)
+		n, err := rb.mark(ctx, m, later)
 		st.Rendered += n
 		if err != nil {
 			st.Failed++
@@ -308,9 +314,27 @@ func (rb *Rebuilder) renderMarks(ctx context.Context, marks []store.DirtyKey, de
 		return failed, nil
 	}
 	return failed, rb.Store.Update(ctx, func(tx store.Tx) error {
-		_, err := tx.DirtyKeys().Clear(done...)
-		return err
+		if _, err := tx.DirtyKeys().Clear(done...); err != nil || len(later) == 0 {
+			return err
+		}
+		var ks []string
+		for k := range later {
+			ks = append(ks, "key:"+k)
+		}
+		return tx.DirtyKeys().Mark(ks...)
 	})
+}
+
+// Crawled reports whether only crawlers read k — the sitemap, NodeInfo's
+// documents — so that an owner's request need not wait for it: the
+// sitemap of a big site is megabytes (50,000 addresses), rendered and
+// compressed in the background instead.
+func Crawled(k artifact.Key) bool {
+	switch k.String() {
+	case "misc/sitemap.xml", "misc/nodeinfo-2.0.json", "misc/nodeinfo-2.1.json":
+		return true
+	}
+	return false
 }
 
 func (rb *Rebuilder) now() time.Time {
@@ -321,14 +345,24 @@ func (rb *Rebuilder) now() time.Time {
 }
 
 // mark expands one mark into keys and renders them; a mark that only
-// expands into others (site) marks them instead.
-func (rb *Rebuilder) mark(ctx context.Context, m store.DirtyKey) (int, error) {
+// expands into others (site) marks them instead. With later, the keys
+// only crawlers read go there instead of being rendered.
+func (rb *Rebuilder) mark(ctx context.Context, m store.DirtyKey, later map[string]bool) (int, error) {
 	if m.Key == "site" {
 		return 0, rb.markAll(ctx)
 	}
 	keys, drop, err := rb.Expand(ctx, m.Key)
 	if err != nil {
 		return 0, err
+	}
+	if later != nil {
+		keys = slices.DeleteFunc(keys, func(k artifact.Key) bool {
+			if Crawled(k) {
+				later[k.String()] = true
+				return true
+			}
+			return false
+		})
 	}
 	n := 0
 	var errs []error
