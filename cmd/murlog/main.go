@@ -181,11 +181,15 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 }
 
 func options(cfgPath string, stderr io.Writer) app.Options {
-	level := os.Getenv("MURLOG_LOG_LEVEL")
+	return app.Options{ConfigPath: cfgPath, Logger: app.NewLogger(stderr, logLevel(cfgPath)), Stderr: stderr}
+}
+
+// logLevel is log_level from murlog.ini, else MURLOG_LOG_LEVEL.
+func logLevel(cfgPath string) string {
 	if cfg, err := config.Load(cfgPath, os.Getenv); err == nil {
-		level = cfg.LogLevel
+		return cfg.LogLevel
 	}
-	return app.Options{ConfigPath: cfgPath, Logger: app.NewLogger(stderr, level), Stderr: stderr}
+	return os.Getenv("MURLOG_LOG_LEVEL")
 }
 
 func runServe(args []string, stdout, stderr io.Writer) int {
@@ -200,6 +204,11 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	o := options(cfgPath, stderr)
+	// A resident server's lines are written in batches (app.NewServeLogger):
+	// a request line each per request would be a write each.
+	var flush func()
+	o.Logger, flush = app.NewServeLogger(stderr, logLevel(cfgPath))
+	defer flush()
 	a, err := app.New(ctx, o)
 	if err != nil {
 		fmt.Fprintln(stderr, "murlog:", err)
