@@ -16,24 +16,41 @@ import (
 type encoding struct {
 	name   string // the Content-Encoding
 	suffix string
-	encode func(w io.Writer) io.WriteCloser
+	encode func(w io.Writer, large bool) io.WriteCloser
 	decode func(r io.Reader) (io.Reader, error)
 }
 
 // encodings, the one served first when a client takes several: brotli,
-// then gzip, which every client takes. gzip at its best; brotli at
+// then gzip, which every client takes. A page: gzip at its best; brotli at
 // quality 5, which takes about gzip's time and is an eighth smaller on a
 // persona page (2,027 bytes against 2,306 from 9,797): its best (11) is
 // a fifth smaller but twenty times slower in pure Go — 60 ms a page, too
-// much for the pages a publish renders before it answers.
+// much for the pages a publish renders before it answers. A large body (a
+// sitemap of 5,000 addresses, 630 KB): gzip 6 and brotli 4, 7 and 13 ms
+// against 23 and 29 ms, within 1% of the size.
 var encodings = [...]encoding{
 	{name: "br", suffix: ".br",
-		encode: func(w io.Writer) io.WriteCloser { return brotli.NewWriterLevel(w, 5) },
+		encode: func(w io.Writer, large bool) io.WriteCloser {
+			if large {
+				return brotli.NewWriterLevel(w, 4)
+			}
+			return brotli.NewWriterLevel(w, 5)
+		},
 		decode: func(r io.Reader) (io.Reader, error) { return brotli.NewReader(r), nil }},
 	{name: "gzip", suffix: ".gz",
-		encode: func(w io.Writer) io.WriteCloser { zw, _ := gzip.NewWriterLevel(w, gzip.BestCompression); return zw },
+		encode: func(w io.Writer, large bool) io.WriteCloser {
+			level := gzip.BestCompression
+			if large {
+				level = gzip.DefaultCompression
+			}
+			zw, _ := gzip.NewWriterLevel(w, level)
+			return zw
+		},
 		decode: func(r io.Reader) (io.Reader, error) { return gzip.NewReader(r) }},
 }
+
+// largeBody is where a body is large enough to take the faster levels.
+const largeBody = 64 << 10
 
 // variants are an artifact's precompressed bodies, by encodings' index;
 // nil where it has none.
@@ -52,13 +69,13 @@ func compress(contentType string, body []byte) variants {
 	}
 	for i, enc := range encodings {
 		var b bytes.Buffer
-		w := enc.encode(&b)
+		w := enc.encode(&b, len(body) >= largeBody)
 		w.Write(body)
 		w.Close()
 		vs[i] = b.Bytes()
 	}
-	// Brotli at quality 5 loses to gzip's best on long repetitive XML (a
-	// sitemap: 67.8 KB against 65.4): then only gzip is kept, and served.
+	// Brotli may lose to gzip on long repetitive XML (a sitemap): then
+	// only gzip is kept, and served.
 	if len(vs[0]) >= len(vs[1]) {
 		vs[0] = nil
 	}
