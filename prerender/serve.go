@@ -32,10 +32,17 @@ const (
 // share it (singleflight), so one slow render is not repeated by each.
 const renderTimeout = 10 * time.Second
 
-// cacheEntries bounds the micro-cache: the hot set of a crowd (a post,
-// its assets, the actor) is a handful of keys; the rest is read from the
-// store, which the page cache of the OS keeps warm anyway.
-const cacheEntries = 4096
+// cacheEntries and cacheBytes bound the micro-cache: the hot set of a
+// crowd (a post, its actor and note, the home page, the theme assets) is
+// a few dozen documents; a crawler walking every post must not grow the
+// process with them (the resident size after a mixed read load of a
+// 5,000-post site is issue 15's figure). A document of more than
+// maxCached (a big site's sitemap) is read from the store each time.
+const (
+	cacheEntries = 4096
+	cacheBytes   = 8 << 20
+	maxCached    = 1 << 20
+)
 
 // Headers are the fixed headers of artifact answers, the same that
 // Apache sets for the same files under CGI (package cgi).
@@ -69,7 +76,8 @@ type Server struct {
 	lockedNow   atomic.Bool
 
 	mu     sync.RWMutex
-	cache  map[string]*entry // at most cacheEntries; a random one leaves when full
+	cache  map[string]*entry // at most cacheEntries and cacheBytes; random ones leave when full
+	cached int               // bytes held in cache
 	flight map[string]*call
 }
 
@@ -163,7 +171,10 @@ func (s *Server) Forget(keys ...artifact.Key) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, k := range keys {
-		delete(s.cache, k.String())
+		if e, ok := s.cache[k.String()]; ok {
+			s.cached -= e.size()
+			delete(s.cache, k.String())
+		}
 	}
 }
 
@@ -233,13 +244,32 @@ func (s *Server) keep(name string, e *entry) {
 	if s.cache == nil {
 		s.cache = map[string]*entry{}
 	}
-	if _, ok := s.cache[name]; !ok && len(s.cache) >= cacheEntries {
-		for other := range s.cache { // map order is random: a random victim
-			delete(s.cache, other)
+	size := e.size()
+	if size > maxCached {
+		return
+	}
+	if old, ok := s.cache[name]; ok {
+		s.cached -= old.size()
+		delete(s.cache, name)
+	}
+	for other, o := range s.cache { // map order is random: random victims
+		if len(s.cache) < cacheEntries && s.cached+size <= cacheBytes {
 			break
 		}
+		s.cached -= o.size()
+		delete(s.cache, other)
 	}
 	s.cache[name] = e
+	s.cached += size
+}
+
+// size is what e holds in memory: its bodies.
+func (e *entry) size() int {
+	n := len(e.body)
+	for _, v := range e.enc {
+		n += len(v)
+	}
+	return n
 }
 
 // load reads k (and its variants) from the store into memory.
