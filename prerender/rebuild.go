@@ -325,16 +325,12 @@ func (rb *Rebuilder) renderMarks(ctx context.Context, marks []store.DirtyKey, de
 	})
 }
 
-// Crawled reports whether only crawlers read k — the sitemap, NodeInfo's
-// documents — so that an owner's request need not wait for it: the
-// sitemap of a big site is megabytes (50,000 addresses), rendered and
-// compressed in the background instead.
+// Crawled reports whether k is only for crawlers and costly — the
+// sitemap: megabytes on a big site (50,000 addresses) — so that an owner's
+// request leaves it to the job. NodeInfo's documents are crawlers' too,
+// but a few hundred bytes, and a site's new name shows in them at once.
 func Crawled(k artifact.Key) bool {
-	switch k.String() {
-	case "misc/sitemap.xml", "misc/nodeinfo-2.0.json", "misc/nodeinfo-2.1.json":
-		return true
-	}
-	return false
+	return k.String() == "misc/sitemap.xml"
 }
 
 func (rb *Rebuilder) now() time.Time {
