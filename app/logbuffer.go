@@ -78,7 +78,7 @@ func (h flushAt) Handle(ctx context.Context, r slog.Record) error {
 }
 
 func (h flushAt) WithAttrs(as []slog.Attr) slog.Handler { return flushAt{h.Handler.WithAttrs(as), h.b} }
-func (h flushAt) WithGroup(name string) slog.Handler   { return flushAt{h.Handler.WithGroup(name), h.b} }
+func (h flushAt) WithGroup(name string) slog.Handler    { return flushAt{h.Handler.WithGroup(name), h.b} }
 
 // NewServeLogger is NewLogger for `murlog serve`: info and debug lines are
 // written in batches, at most 100 ms late; a warning or error at once.

@@ -129,4 +129,3 @@ func testDirtyKeys(t *testing.T, open Opener) {
 		return nil
 	})
 }
-
