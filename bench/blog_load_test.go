@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -51,9 +50,8 @@ func TestBlogLoad(t *testing.T) {
 		if !bytes.Contains(body, []byte(tg.want)) {
 			t.Fatalf("GET %s: no %q in %.300s", tg.path, tg.want, body)
 		}
-		os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.body", i)), body, 0o600)
 		// The trivial server routes by path alone: each page gets its own.
-		os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.path", i)), []byte(trivialPath(i)+"\n"+ct), 0o600)
+		trivialAnswer(dir, i, trivialPath(i), ct, body)
 		t.Logf("%s: %d bytes", tg.name, len(body))
 	}
 	trivial := startTrivial(t, dir)

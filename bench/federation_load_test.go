@@ -58,8 +58,7 @@ func TestFederationLoad(t *testing.T) {
 	dir := t.TempDir()
 	for i, tg := range targets {
 		ct, body := fetchOnce(t, s.base+tg.path, tg.accept)
-		os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.body", i)), body, 0o600)
-		os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.path", i)), []byte(tg.path+"\n"+ct), 0o600)
+		trivialAnswer(dir, i, tg.path, ct, body)
 	}
 	trivial := startTrivial(t, dir)
 
@@ -78,6 +77,13 @@ func TestFederationLoad(t *testing.T) {
 			t.Errorf("%s: %d of %d requests to murlog failed", tg.name, m.errs, m.n)
 		}
 	}
+}
+
+// trivialAnswer writes the i-th answer the trivial server gives: body,
+// with its content type, at path.
+func trivialAnswer(dir string, i int, path, ct string, body []byte) {
+	os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.body", i)), body, 0o600)
+	os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.path", i)), []byte(path+"\n"+ct), 0o600)
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

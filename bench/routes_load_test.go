@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -67,8 +66,7 @@ func TestPublicRoutesLoad(t *testing.T) {
 			t.Fatalf("GET %s (%s): no %q in %.300s", tg.path, tg.accept, tg.want, body)
 		}
 		fetchOnce(t, s.base+tg.path, tg.accept) // a hit from here on
-		os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.body", i)), body, 0o600)
-		os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.path", i)), []byte(trivialPath(i)+"\n"+ct), 0o600)
+		trivialAnswer(dir, i, trivialPath(i), ct, body)
 	}
 	trivial := startTrivial(t, dir)
 	before := metricsSnapshot(t, http.DefaultClient, s.base)
