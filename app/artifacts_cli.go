@@ -177,7 +177,7 @@ func checkArtifacts(ctx context.Context, rt *running, progress func(int, int), r
 			plain, _ := strings.CutSuffix(k.String(), ".gz")
 			if pk, perr := artifact.ParseKey(plain); perr == nil {
 				if _, ok := prerender.DocOf(pk, rt.site.Domain); ok {
-					if _, err := rt.rebuild.Renderer.Rebuild(ctx, pk); err != nil {
+					if err := rt.rebuild.RebuildKey(ctx, pk); err != nil {
 						errs = append(errs, err)
 					}
 				} else if err := prerender.Delete(ctx, st, pk); err != nil {

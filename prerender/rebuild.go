@@ -271,6 +271,9 @@ func (rb *Rebuilder) Run(ctx context.Context) (Stats, error) {
 	return st, nil
 }
 
+// errNoTurn ends a pass whose budget ran out waiting for its turn.
+var errNoTurn = errors.New("no render turn within the budget")
+
 // markError is a mark whose keys did not all render.
 type markError struct {
 	key string
@@ -296,8 +299,11 @@ func (rb *Rebuilder) renderMarks(ctx context.Context, marks []store.DirtyKey, de
 		if !time.Now().Before(deadline) {
 			break
 		}
-		n, err := rb.mark(ctx, m, later)
+		n, err := rb.mark(ctx, m, deadline, later)
 		st.Rendered += n
+		if errors.Is(err, errNoTurn) {
+			break // another process renders a mark still: the rest is the job's
+		}
 		if err != nil {
 			st.Failed++
 			failed = append(failed, markError{m.Key, err})
@@ -331,6 +337,19 @@ func Crawled(k artifact.Key) bool {
 	return k.String() == "misc/sitemap.xml"
 }
 
+// RebuildKey renders k and stores it (Renderer.Rebuild) in a turn of its
+// own, as a pass over the marks does: for tools that render one artifact
+// outside a pass ("murlog artifacts check").
+func (rb *Rebuilder) RebuildKey(ctx context.Context, k artifact.Key) error {
+	release, err := rb.Renderer.turn(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer release()
+	_, err = rb.Renderer.Rebuild(ctx, k)
+	return err
+}
+
 func (rb *Rebuilder) now() time.Time {
 	if rb.Now != nil {
 		return rb.Now()
@@ -341,10 +360,24 @@ func (rb *Rebuilder) now() time.Time {
 // mark expands one mark into keys and renders them; a mark that only
 // expands into others (site) marks them instead. With later, the keys
 // only crawlers read go there instead of being rendered.
-func (rb *Rebuilder) mark(ctx context.Context, m store.DirtyKey, later map[string]bool) (int, error) {
+func (rb *Rebuilder) mark(ctx context.Context, m store.DirtyKey, deadline time.Time, later map[string]bool) (int, error) {
 	if m.Key == "site" {
 		return 0, rb.markAll(ctx)
 	}
+	// One mark at a time across processes: what it names is read from
+	// the database and stored inside the turn, so no render of an older
+	// snapshot is stored after this one (Turner). The wait for the turn
+	// ends with the pass's budget.
+	wait, cancel := context.WithDeadline(ctx, deadline)
+	release, err := rb.Renderer.turn(wait, true)
+	cancel()
+	if err != nil {
+		if wait.Err() != nil && ctx.Err() == nil {
+			return 0, errNoTurn
+		}
+		return 0, err
+	}
+	defer release()
 	keys, drop, err := rb.Expand(ctx, m.Key)
 	if err != nil {
 		return 0, err

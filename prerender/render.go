@@ -29,6 +29,27 @@ type Renderer struct {
 	Rebuilt func(d time.Duration)
 }
 
+// Turner is an artifact store whose writers can take turns across
+// processes (fsstore.Store.Turn). Renders that store what they rendered
+// take one: a pass over dirty marks an exclusive turn per mark, a render
+// on a miss a shared one. Without it, the worker spawned by one CGI
+// request could still be rendering a page from the database as it was
+// when the next request's own pass rendered the new one, and store the
+// old page last, after the mark that would render it again was cleared.
+type Turner interface {
+	Turn(ctx context.Context, exclusive bool) (release func(), err error)
+}
+
+// turn waits (within ctx) for a turn to render and store; a store that
+// cannot take turns renders without.
+func (rd *Renderer) turn(ctx context.Context, exclusive bool) (release func(), err error) {
+	t, ok := rd.Store.(Turner)
+	if !ok {
+		return func() {}, nil
+	}
+	return t.Turn(ctx, exclusive)
+}
+
 // Result is one rendered document: a 200 to store, or another answer
 // (404, 410, a redirect, an error) that is served as it is and stored
 // never.

@@ -351,6 +351,22 @@ func (s *Server) renderNow(ctx context.Context, k artifact.Key, old *entry) (*en
 	if !ok {
 		return nil, nil
 	}
+	// A shared turn: misses render side by side, but not across a pass
+	// over the marks, which could otherwise clear a page's mark while an
+	// older render of it is still to be stored.
+	// A folder murlog cannot write has no turns to take: the page is
+	// rendered all the same (and not stored).
+	release, err := s.Renderer.turn(ctx, false)
+	switch {
+	case err == nil:
+		defer release()
+	case ctx.Err() != nil:
+		if old != nil {
+			s.count(&s.stale, dbstat.ArtifactStale)
+			return old, nil
+		}
+		return nil, &Result{Status: http.StatusServiceUnavailable, Header: http.Header{"Retry-After": {"5"}}}
+	}
 	res := s.Renderer.Render(ctx, d)
 	if res.Status >= 500 && old != nil {
 		s.count(&s.stale, dbstat.ArtifactStale)

@@ -52,6 +52,12 @@
 // restores the modification time passes it; artifact.Verify, which
 // hashes the body, catches that too ("murlog artifacts check").
 //
+// # Taking turns
+//
+// Turn gives the renders of every process sharing the folder turns
+// through an flock on the hidden file .turns (see turn.go): the store
+// itself needs none, but what renders into it does (package prerender).
+//
 // Everything goes through an os.Root, so no key and no symbolic link
 // planted inside the folder can make the store read or write outside it.
 package fsstore

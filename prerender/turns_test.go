@@ -1,0 +1,151 @@
+package prerender_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/artifact"
+	"github.com/murlog/murlog/dbstat"
+	"github.com/murlog/murlog/internal/waitfor"
+	"github.com/murlog/murlog/prerender"
+	"github.com/murlog/murlog/store"
+)
+
+// TestAnOlderRenderIsNeverStoredLast is the race of two processes
+// rendering into one folder (under CGI: the worker spawned by one request
+// and the next request's own pass). The other process has rendered a
+// post's page from the database as it was and is slow to store it; the
+// owner edits, or deletes, the post meanwhile. Once the owner's request
+// has answered and the other process has finished, the folder holds the
+// edit (or nothing): the renders took turns, so the older one could not be
+// stored after the newer one had cleared its mark.
+func TestAnOlderRenderIsNeverStoredLast(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		write func(s *site, id string) error
+		check func(t *testing.T, body []byte, err error)
+	}{
+		{"edit", func(s *site, id string) error {
+			return s.Client.Call(ctx, "posts.update", map[string]any{"id": id, "content": "the words after"}, nil)
+		}, func(t *testing.T, body []byte, err error) {
+			if err != nil || !strings.Contains(string(body), "the words after") {
+				t.Errorf("the stored page after the edit: %v, %d bytes, edit shown: %v; want the edit",
+					err, len(body), strings.Contains(string(body), "the words after"))
+			}
+		}},
+		{"delete", func(s *site, id string) error {
+			return s.Client.Call(ctx, "posts.delete", map[string]any{"id": id}, nil)
+		}, func(t *testing.T, body []byte, err error) {
+			if murlog.ErrorCode(err) != murlog.ENotFound {
+				t.Errorf("the deleted post's page is still stored (%v, %d bytes); want it gone", err, len(body))
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := newSite(t)
+			id := s.post(t, map[string]any{"content": "the words before"})
+			s.rebuild(t)
+			app, arts := s.App.Artifacts()
+			page := artifact.MustParseKey("html/@alice/" + id + "/index.html")
+
+			// The other process: its own Rebuilder over the same database
+			// and folder, whose render of the page stops after reading.
+			rendered, goOn := make(chan struct{}), make(chan struct{})
+			var once sync.Once
+			slow := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				app.Renderer.Handler.ServeHTTP(w, r)
+				if strings.Contains(r.URL.Path, id) && strings.Contains(r.Header.Get("Accept"), "text/html") {
+					once.Do(func() { close(rendered); <-goOn })
+				}
+			})
+			// What happened, in order: the other's stores of the old page,
+			// and the owner's answer.
+			var mu sync.Mutex
+			var events []string
+			event := func(e string) { mu.Lock(); events = append(events, e); mu.Unlock() }
+			rec := recording{Store: arts, Turner: arts.(prerender.Turner), put: func(k artifact.Key, body []byte) {
+				if k == page && strings.Contains(string(body), "the words before") {
+					event("old page stored")
+				}
+			}}
+			other := prerender.NewRebuilder(&prerender.Renderer{Handler: slow, Store: rec, Site: app.Renderer.Site}, s.App.Store())
+			if err := (prerender.Marks{Store: s.App.Store()}).Add(ctx, "post/"+id); err != nil {
+				t.Fatal(err)
+			}
+			ran := make(chan error, 1)
+			go func() {
+				_, err := other.Run(dbstat.With(ctx, dbstat.Worker))
+				ran <- err
+			}()
+			<-rendered // the old page is in hand, not stored yet
+
+			wrote := make(chan error, 1)
+			go func() {
+				err := tc.write(s, id)
+				event("answered")
+				wrote <- err
+			}()
+			// The write is committed; its own pass runs next, or waits for
+			// its turn. The other process goes on when the owner has been
+			// answered, or when the answer is held up (waiting for the turn:
+			// a few hundred milliseconds are far more than the pass takes).
+			if !waitfor.Until(ctx, 5*time.Millisecond, 10*time.Second, func() bool {
+				var p *murlog.Post
+				err := s.App.Store().View(ctx, func(tx store.Tx) (err error) {
+					p, err = tx.Posts().Get(id)
+					return err
+				})
+				return murlog.ErrorCode(err) == murlog.ENotFound || err == nil && strings.Contains(p.Content, "after")
+			}) {
+				t.Fatal("the write never committed")
+			}
+			var err error
+			select {
+			case err = <-wrote:
+				close(goOn)
+			case <-time.After(300 * time.Millisecond):
+				close(goOn)
+				err = <-wrote
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := <-ran; err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			if i := slices.Index(events, "answered"); slices.Contains(events[i:], "old page stored") {
+				t.Errorf("the old page was stored after the owner's answer (%v)", events)
+			}
+			mu.Unlock()
+			rc, _, err := arts.Get(ctx, page)
+			var body []byte
+			if err == nil {
+				body, err = io.ReadAll(rc)
+				rc.Close()
+			}
+			tc.check(t, body, err)
+		})
+	}
+}
+
+// recording is an artifact store that tells of each Put.
+type recording struct {
+	artifact.Store
+	prerender.Turner
+	put func(artifact.Key, []byte)
+}
+
+func (r recording) Put(ctx context.Context, k artifact.Key, contentType string, body []byte) (artifact.Meta, error) {
+	r.put(k, body)
+	return r.Store.Put(ctx, k, contentType, body)
+}
