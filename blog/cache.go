@@ -31,25 +31,24 @@ func (l *Loader) Invalidate() {
 	l.sites.mu.Unlock()
 }
 
-// cached returns key's entry, nil when there is none (or it is stale),
-// and the generation to keep a fresh read under: take it before reading.
-func (l *Loader) cached(key string) (*personaSite, uint64) {
+// cached returns key's entry, nil when there is none (or it is stale).
+func (l *Loader) cached(key string) *personaSite {
 	if l.SiteTTL <= 0 {
-		return nil, 0
+		return nil
 	}
 	c := &l.sites
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.m[key]
 	if !ok || e.gen != c.gen || time.Since(e.at) > l.SiteTTL {
-		return nil, c.gen
+		return nil
 	}
-	return e.ps, c.gen
+	return e.ps
 }
 
-// keep stores ps, read after cached returned gen. When an Invalidate ran
-// in between, the read may predate the change that caused it, so it is
-// not kept.
+// keep stores ps, read in a transaction of generation gen (Loader.view).
+// When an Invalidate ran since, the read may predate the change that
+// caused it, so it is not kept.
 func (l *Loader) keep(key string, ps *personaSite, gen uint64) {
 	if l.SiteTTL <= 0 {
 		return

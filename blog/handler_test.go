@@ -1,6 +1,7 @@
 package blog_test
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 	"github.com/murlog/murlog/blog"
 	"github.com/murlog/murlog/post"
 	"github.com/murlog/murlog/store"
+	"github.com/murlog/murlog/store/sqlite"
 	"github.com/murlog/murlog/theme"
 )
 
@@ -364,4 +366,51 @@ func TestNoThemeChosenIsTheDefault(t *testing.T) {
 	if logs.Len() != 0 {
 		t.Errorf("a site with no theme chosen logged:\n%s", logs.String())
 	}
+}
+
+// TestAReadFromBeforeAnEditIsNotKept: a page whose read transaction began
+// before an edit committed — and so reads the post as it was — while the
+// edit's Invalidate ran before the page first asked the cache, does not
+// keep the old post for the epoch: the next page shows the edit.
+func TestAReadFromBeforeAnEditIsNotKept(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.loader.SiteTTL = time.Hour
+	p := e.post(post.CreateInput{Content: "beforeedit"})
+	e.loader.Invalidate()
+	once := true
+	e.loader.Store = beganEarly{e.db, func() {
+		if !once {
+			return
+		}
+		once = false
+		text := "afteredit"
+		if _, err := e.posts.Update(ctx, post.UpdateInput{ID: p.ID, Content: &text}); err != nil {
+			t.Error(err)
+		}
+		e.loader.Invalidate()
+	}}
+	if r := e.get(e.postPath(p)); !strings.Contains(r.body, "beforeedit") {
+		t.Fatal("the page whose transaction began before the edit should show the post as it was")
+	}
+	if r := e.get(e.postPath(p)); !strings.Contains(r.body, "afteredit") {
+		t.Error("the next page shows the post as it was before the edit: an older read was kept")
+	}
+}
+
+// beganEarly is a store whose read transactions take their snapshot, then
+// let meanwhile run (a write in another goroutine) before reading on.
+type beganEarly struct {
+	*sqlite.DB
+	meanwhile func()
+}
+
+func (b beganEarly) View(ctx context.Context, fn func(store.Tx) error) error {
+	return b.DB.View(ctx, func(tx store.Tx) error {
+		if _, err := tx.Personas().List(); err != nil { // the snapshot begins with the first read
+			return err
+		}
+		b.meanwhile()
+		return fn(tx)
+	})
 }

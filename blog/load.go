@@ -114,9 +114,32 @@ func (l *Loader) now(tx store.Tx) time.Time {
 	return tx.Now()
 }
 
-// view runs fn in one read transaction.
+// view runs fn in one read transaction. The caches' generation is taken
+// before the transaction begins and travels with it (viewTx): what the
+// transaction reads is then at least as new as every change announced
+// (Invalidate) before that generation, so keeping it under that
+// generation is right — and a read taken from a snapshot older than the
+// latest Invalidate is never kept under the new generation (a render
+// whose transaction began before an edit committed would otherwise keep
+// the old post for the whole epoch).
 func (l *Loader) view(ctx context.Context, fn func(tx store.Tx) error) error {
-	return l.Store.View(ctx, fn)
+	gen := l.generation()
+	return l.Store.View(ctx, func(tx store.Tx) error { return fn(viewTx{tx, gen}) })
+}
+
+// viewTx is a read transaction with the caches' generation taken before
+// it began.
+type viewTx struct {
+	store.Tx
+	gen uint64
+}
+
+// genOf is the generation what tx reads may be kept under.
+func (l *Loader) genOf(tx store.Tx) uint64 {
+	if v, ok := tx.(viewTx); ok {
+		return v.gen
+	}
+	return ^uint64(0) // not from view: matches no generation, so nothing read is kept
 }
 
 // open reads the persona (the primary for ""), its settings and the site
@@ -127,7 +150,8 @@ func (l *Loader) open(tx store.Tx, username string) (*scope, error) {
 	if username == "" {
 		key = "primary"
 	}
-	ps, gen := l.cached(key)
+	ps := l.cached(key)
+	gen := l.genOf(tx)
 	if ps != nil {
 		return l.scopeFrom(tx, ps, username == ""), nil
 	}

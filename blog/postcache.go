@@ -49,7 +49,12 @@ func (l *Loader) epoch(s *scope) (uint64, bool, error) {
 	if l.SiteTTL <= 0 {
 		return 0, false, nil
 	}
-	gen := l.generation()
+	// The transaction's generation, not the current one: an epoch is
+	// filled only by transactions that began after its Invalidate.
+	gen := l.genOf(s.tx)
+	if gen != l.generation() {
+		return 0, false, nil
+	}
 	c := &l.posts
 	c.mu.Lock()
 	ok := c.recent != nil && c.gen == gen && time.Since(c.at) <= l.SiteTTL &&

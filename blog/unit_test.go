@@ -205,29 +205,36 @@ func TestSiteCacheGenerations(t *testing.T) {
 	t.Parallel()
 	l := &Loader{SiteTTL: time.Hour}
 	ps := &personaSite{}
-	if got, _ := l.cached("k"); got != nil {
+	if got := l.cached("k"); got != nil {
 		t.Fatal("empty cache returned an entry")
 	}
-	_, gen := l.cached("k")
+	gen := l.generation()
 	l.keep("k", ps, gen)
-	if got, _ := l.cached("k"); got != ps {
+	if got := l.cached("k"); got != ps {
 		t.Fatal("kept entry not returned")
 	}
 	l.Invalidate()
-	if got, _ := l.cached("k"); got != nil {
+	if got := l.cached("k"); got != nil {
 		t.Fatal("entry survived Invalidate")
 	}
 	// A read that began before an Invalidate is not kept.
-	_, gen = l.cached("k")
+	gen = l.generation()
 	l.Invalidate()
 	l.keep("k", ps, gen)
-	if got, _ := l.cached("k"); got != nil {
+	if got := l.cached("k"); got != nil {
 		t.Fatal("a read from before Invalidate was kept")
 	}
+	// A transaction's generation is the one taken before it began, not
+	// the one current when it first asks (genOf).
+	if got := l.genOf(viewTx{gen: gen}); got != gen {
+		t.Fatalf("genOf = %d; want the transaction's %d", got, gen)
+	}
+	if got := l.genOf(nil); got == l.generation() {
+		t.Fatal("a transaction not begun by view may keep what it reads")
+	}
 	off := &Loader{}
-	_, gen = off.cached("k")
-	off.keep("k", ps, gen)
-	if got, _ := off.cached("k"); got != nil {
+	off.keep("k", ps, off.generation())
+	if got := off.cached("k"); got != nil {
 		t.Fatal("SiteTTL 0 kept an entry")
 	}
 }
