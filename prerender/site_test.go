@@ -311,6 +311,7 @@ func TestWritesAheadOfABacklog(t *testing.T) {
 	}
 	rb, _ := s.App.Artifacts()
 	run := *rb
+	run.Budget = 2 * time.Minute // one run for all of it, however slow the machine (-race)
 	var order []string
 	run.Forget = func(ks ...artifact.Key) {
 		for _, k := range ks {

@@ -88,6 +88,7 @@ func TestAnOlderRenderIsNeverStoredLast(t *testing.T) {
 			}()
 			<-rendered // the old page is in hand, not stored yet
 
+			s.clock.Advance(time.Second) // the edit is a new version (what the page's texts are kept by)
 			wrote := make(chan error, 1)
 			go func() {
 				err := tc.write(s, id)
