@@ -23,6 +23,7 @@ import (
 // the .htaccess block and sends the browser to step 1, which is then
 // reachable at its own path through the block's rewrite.
 func TestFirstRequestWritesHtaccessAndRedirects(t *testing.T) {
+	t.Parallel()
 	s := apachetest.Start(t, apachetest.Options{})
 	if _, err := os.Stat(s.Path(".htaccess")); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("before the first request: stat .htaccess: %v; want it absent", err)
@@ -89,6 +90,7 @@ type postResult struct {
 
 // Both wizard steps, login, posting and anonymous reading, all through Apache.
 func TestSetupPostAndReadThroughApache(t *testing.T) {
+	t.Parallel()
 	s, owner := setUp(t)
 	ctx := context.Background()
 

@@ -22,6 +22,7 @@ import (
 // (action → seen on the other side) is logged as a table, the figures of
 // docs/benchmarks.md ("Federation under CGI").
 func TestFederationWalkCGI(t *testing.T) {
+	t.Parallel()
 	apachetest.Require(t)
 	configs := []struct {
 		name     string

@@ -14,6 +14,7 @@ import (
 // edit /etc/hosts, so both sites are named 127.0.0.1:PORT. Lookup both
 // ways, a follow, a post delivered each way, a like.
 func TestFederationWithAProcess(t *testing.T) {
+	t.Parallel()
 	names := fedtest.NewNames()
 	a := fedtest.Start(t, names, fedtest.Options{Name: "127.0.0.1", Username: "alice"})
 	p := fedtest.StartProcess(t, names, apachetest.Murlog(t), fedtest.Options{Username: "carol"})

@@ -20,6 +20,7 @@ import (
 // as a peer that speaks only draft-cavage, where alpha must fall back to
 // cavage once and remember it for beta's domain.
 func TestFederationWalk(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []struct {
 		name       string
 		cavageOnly bool

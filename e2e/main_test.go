@@ -12,16 +12,36 @@ package e2e
 
 import (
 	"context"
+	"flag"
 	"io"
 	"net/http"
 	"os"
+	"runtime"
+	"strconv"
 	"testing"
 
 	"github.com/murlog/murlog/client"
 	"github.com/murlog/murlog/internal/apachetest"
 )
 
+// parallelSet reports whether -test.parallel was given.
+func parallelSet() bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	return set
+}
+
 func TestMain(m *testing.M) {
+	flag.Parse()
+	// Most of these tests wait on other processes — Apache, CGI starts,
+	// spawned workers, murlog serve, Chromium — rather than use this one's
+	// CPU, so more of them run at once than the CPUs (go test's default):
+	// the two browser tests, the suite's long poles, then start at once
+	// instead of behind the Apache tests. -parallel on the command line
+	// still wins.
+	if f := flag.Lookup("test.parallel"); f != nil && !parallelSet() {
+		f.Value.Set(strconv.Itoa(max(4, 2*runtime.GOMAXPROCS(0))))
+	}
 	code := m.Run()
 	apachetest.RemoveBuilds()
 	os.Exit(code)

@@ -333,11 +333,12 @@ func TestCGIRequestSpawnsDetachedWorker(t *testing.T) {
 	}
 }
 
-// 3. serve and CGI on one site directory at once: ~500 posts.create through
+// 3. serve and CGI on one site directory at once: 200 posts.create through
 // both front doors while jobs are enqueued and run by serve's in-process
 // worker and CGI-spawned workers. No request fails with a 5xx (SQLITE_BUSY
 // surfacing as a 500), every post is stored, every job is done.
 func TestServeAndCGIShareTheDatabase(t *testing.T) {
+	t.Parallel()
 	s, owner, ws := spawnSite(t)
 	ctx := context.Background()
 	prog := s.Path(apachetest.Script)
@@ -379,7 +380,7 @@ func TestServeAndCGIShareTheDatabase(t *testing.T) {
 		id     string
 		err    string
 	}
-	const perDoor, conns = 250, 4
+	const perDoor, conns = 100, 4
 	results := make(chan result, 2*perDoor)
 	hammerDone := make(chan struct{})
 	var enq sync.WaitGroup
