@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/murlog/murlog/client"
@@ -109,6 +110,23 @@ func create(t *testing.T, c *client.Client, params map[string]any) postResult {
 		t.Fatalf("posts.create(%v): %v", params, err)
 	}
 	return p
+}
+
+// createMany makes n posts (params(i) each) in one batch and renders their
+// pages once after (Settle): made one by one, each post would render its
+// lists and feeds again in its own request.
+func createMany(t *testing.T, s *testsite.Site, n int, params func(i int) map[string]any) {
+	t.Helper()
+	calls := make([]string, n)
+	for i := range n {
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "posts.create", "id": i, "params": params(i)})
+		calls[i] = string(b)
+	}
+	status, reply, err := s.Client.Post(ctx, "/api/mur/v1/rpc", "application/json", []byte("["+strings.Join(calls, ",")+"]"))
+	if err != nil || status != http.StatusOK || strings.Contains(string(reply), `"error"`) {
+		t.Fatalf("creating %d posts in a batch: HTTP %d, %v: %.300s", n, status, err, reply)
+	}
+	s.Settle(t)
 }
 
 func count(t *testing.T, c *client.Client) int {

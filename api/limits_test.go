@@ -20,9 +20,9 @@ func seedLongPosts(t *testing.T, s *testsite.Site, n int) {
 	t.Helper()
 	para := strings.Repeat("All work and no play makes a dull post. ", 25) + "\n\n"
 	body := strings.Repeat(para, 20) // ~20 KB
-	for i := range n {
-		create(t, s.Client, map[string]any{"kind": "article", "title": fmt.Sprintf("Long %d", i), "content": body})
-	}
+	createMany(t, s, n, func(i int) map[string]any {
+		return map[string]any{"kind": "article", "title": fmt.Sprintf("Long %d", i), "content": body}
+	})
 }
 
 // batchOf returns a batch of n posts.list calls with the given limit.

@@ -221,9 +221,7 @@ func TestPostsCountFollowsPublication(t *testing.T) {
 func TestPaginationOverRPC(t *testing.T) {
 	t.Parallel()
 	s := testsite.New(t)
-	for i := 0; i < 45; i++ {
-		create(t, s.Client, map[string]any{"content": "post"})
-	}
+	createMany(t, s, 45, func(int) map[string]any { return map[string]any{"content": "post"} })
 	seen := map[string]bool{}
 	cursor := ""
 	pages := 0
