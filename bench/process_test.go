@@ -17,6 +17,7 @@ import (
 
 	"github.com/murlog/murlog/client"
 	"github.com/murlog/murlog/internal/apachetest"
+	"github.com/murlog/murlog/internal/waitfor"
 )
 
 // server is a real `murlog serve` process on loopback, set up through the
@@ -98,6 +99,27 @@ func startBinary(tb testing.TB, bin string, env ...string) *server {
 }
 
 // rssKB returns the process's resident set size from /proc.
+// rssParts is where the resident size is, from /proc/PID/status: anonymous
+// memory (the Go heap, SQLite's allocations), file-backed pages (the
+// binary's own) and shared memory, in MB.
+func (s *server) rssParts(tb testing.TB) string {
+	tb.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.pid))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var parts []string
+	for _, line := range strings.Split(string(b), "\n") {
+		for _, f := range []string{"RssAnon:", "RssFile:", "RssShmem:"} {
+			if v, ok := strings.CutPrefix(line, f); ok {
+				n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+				parts = append(parts, fmt.Sprintf("%s %.1f MB", strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(f, "Rss"), ":")), float64(n)/1024))
+			}
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
 func (s *server) rssKB(tb testing.TB) int {
 	tb.Helper()
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.pid))
@@ -158,6 +180,27 @@ func (s *server) settledRSS(tb testing.TB, max time.Duration) float64 {
 		}
 	}
 	return float64(low) / 1024
+}
+
+// rendered waits until the rebuild job has rendered every artifact the
+// writes marked (site.artifacts.status: nothing pending), up to max, and
+// returns how long that took. Another process's progress: asked every
+// 250 ms. A build without artifacts (an older one) answers an error: no
+// wait.
+func (s *server) rendered(tb testing.TB, max time.Duration) time.Duration {
+	tb.Helper()
+	start := time.Now()
+	var st struct {
+		Pending int `json:"pending"`
+	}
+	ok := waitfor.Until(context.Background(), 250*time.Millisecond, max, func() bool {
+		err := s.owner.Call(context.Background(), "site.artifacts.status", nil, &st)
+		return err != nil || st.Pending == 0
+	})
+	if !ok {
+		tb.Fatalf("%d artifacts still to render %v after the writes", st.Pending, max)
+	}
+	return time.Since(start)
 }
 
 // batch posts one JSON-RPC batch body with c's credentials and returns the
