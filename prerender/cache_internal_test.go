@@ -12,15 +12,15 @@ import (
 // maxCached, and counts what it forgets.
 func TestMicroCacheBounds(t *testing.T) {
 	s := &Server{}
-	body := make([]byte, 600<<10)
+	body := make([]byte, maxCached*3/5)
 	for i := range 40 {
 		s.keep(fmt.Sprint("html/k", i, ".html"), &entry{body: body})
 		if s.cached > cacheBytes {
-			t.Fatalf("after %d entries of 600 KB the cache holds %d bytes; want at most %d", i+1, s.cached, cacheBytes)
+			t.Fatalf("after %d entries of %d bytes the cache holds %d bytes; want at most %d", i+1, len(body), s.cached, cacheBytes)
 		}
 	}
 	if n := len(s.cache); n != cacheBytes/len(body) {
-		t.Errorf("the cache holds %d entries of 600 KB; want %d (8 MiB of them)", n, cacheBytes/len(body))
+		t.Errorf("the cache holds %d entries of %d bytes; want %d (cacheBytes of them)", n, len(body), cacheBytes/len(body))
 	}
 	s.keep("html/k39.html", &entry{body: body}) // the same key again: no growth
 	if s.cached != len(s.cache)*len(body) {

@@ -37,9 +37,16 @@ const FileName = "murlog.db"
 // which serves a miss with one pread (the libc allocator also gives most
 // 4 KiB pages an 8 KiB slot). At 512 KiB a server of 5,000 posts held
 // 4 MB less after a mixed read load, at the same CPU per call
-// (docs/benchmarks.md, "Memory (issue 15, F)"). The writer keeps SQLite's
-// default: it is one connection, and batches of writes use it.
-const ReaderCacheKiB = 512
+// (docs/benchmarks.md, "Memory (issue 15, F)"). Since public reads are
+// answered from artifacts (issue 16) the readers serve the owner's app,
+// the API and the renders, each page read once per render: 256 KiB.
+// WriterCacheKiB is the writer's: one connection, whose batches touch the
+// same few B-tree pages (the ends of the tables and indexes they append
+// to) — half of SQLite's default.
+const (
+	ReaderCacheKiB = 256
+	WriterCacheKiB = 1000
+)
 
 // Options tune Open. The zero value is ready to use.
 type Options struct {
@@ -121,7 +128,7 @@ func Open(ctx context.Context, path string, o Options) (*DB, error) {
 	base := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?_busy_timeout=" + busy + "&_foreign_keys=1"
 	// auto_vacuum only takes effect on a new file; incremental mode lets the
 	// queue's clean-up give pages back without a full VACUUM.
-	db.w, err = sql.Open("sqlite", base+"&_journal_mode=WAL&_synchronous=NORMAL&_auto_vacuum=INCREMENTAL&_txlock=immediate")
+	db.w, err = sql.Open("sqlite", base+"&_journal_mode=WAL&_synchronous=NORMAL&_auto_vacuum=INCREMENTAL&_txlock=immediate"+fmt.Sprintf("&_pragma=cache_size(-%d)", WriterCacheKiB))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", abs, err)
 	}
