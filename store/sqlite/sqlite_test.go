@@ -97,10 +97,10 @@ func TestOpenConfiguresSQLite(t *testing.T) {
 		{db.r, "PRAGMA query_only", "1"},
 		{db.r, "PRAGMA foreign_keys", "1"},
 		{db.r, "PRAGMA busy_timeout", "5000"},
-		// Read connections keep a smaller page cache than SQLite's 2,000 KiB
-		// (ReaderCacheKiB); the writer keeps the default.
+		// Both keep a smaller page cache than SQLite's 2,000 KiB
+		// (ReaderCacheKiB, WriterCacheKiB).
 		{db.r, "PRAGMA cache_size", fmt.Sprint(-ReaderCacheKiB)},
-		{db.w, "PRAGMA cache_size", "-2000"},
+		{db.w, "PRAGMA cache_size", fmt.Sprint(-WriterCacheKiB)},
 	} {
 		var got string
 		if err := tc.pool.QueryRowContext(ctx, tc.q).Scan(&got); err != nil || got != tc.want {
