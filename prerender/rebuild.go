@@ -114,6 +114,16 @@ func (f *inFlight) begin() (done func()) {
 	}
 }
 
+// busy reports whether anything is in flight.
+func (f *inFlight) busy() bool {
+	if f == nil {
+		return false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.n > 0
+}
+
 // wait returns when nothing is in flight, ctx ends or max has passed.
 func (f *inFlight) wait(ctx context.Context, max time.Duration) {
 	if f == nil {
@@ -295,8 +305,15 @@ func (rb *Rebuilder) renderMarks(ctx context.Context, marks []store.DirtyKey, de
 	if inline {
 		later = map[string]bool{}
 	}
-	for _, m := range marks {
+	for i, m := range marks {
 		if !time.Now().Before(deadline) {
+			break
+		}
+		// The job gives the folder to an owner's request of this process
+		// that began meanwhile (its pass waits for the turn): the run
+		// waits for it at the top of its next pass (Run), having rendered
+		// at least one mark in this one.
+		if !inline && i > 0 && rb.writes.busy() {
 			break
 		}
 		n, err := rb.mark(ctx, m, deadline, later)
