@@ -11,6 +11,10 @@ import (
 type Republisher interface {
 	Pending(ctx context.Context) (int, error)
 	RebuildAll(ctx context.Context) error
+	// WithdrawActivityPub removes the stored ActivityPub documents at
+	// once: authorized fetch was turned on, and no unsigned fetch may get
+	// one from a file meanwhile.
+	WithdrawActivityPub(ctx context.Context) error
 }
 
 // registerArtifacts registers the public site's rendering (issue 16):

@@ -197,6 +197,13 @@ func (s *Server) registerSite() {
 				return nil, err
 			}
 			s.changed()
+			if p.AuthorizedFetch != nil && *p.AuthorizedFetch && s.deps.Artifacts != nil {
+				// From this answer on only signed fetches get the documents:
+				// the files any unsigned fetch could be served go first.
+				if err := s.deps.Artifacts.WithdrawActivityPub(ctx); err != nil {
+					return nil, err
+				}
+			}
 		} else if site, err = s.deps.Settings.Get(ctx); err != nil {
 			return nil, err
 		}

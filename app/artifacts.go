@@ -67,12 +67,25 @@ func (a *App) wireArtifacts(rt *running) {
 			return err == nil && st.Lockdown.Active(a.opts.Now())
 		}}
 	rt.rebuild = prerender.NewRebuilder(rd, rt.eng.store)
-	rt.republish = prerender.Marks{Store: rt.eng.store}
+	rt.republish = republisher{Marks: prerender.Marks{Store: rt.eng.store}, store: st, forget: rt.pre.Forget}
 	rt.rebuild.Log, rt.rebuild.Now, rt.rebuild.Forget = a.log, a.opts.Now, rt.pre.Forget
 	// A resident process caches personas and settings for seconds; what
 	// the rebuild renders must be what the write committed.
 	rt.rebuild.Invalidate = func() { rt.fed.Invalidate(); rt.blogLoader.Invalidate() }
 	a.checkArtifactStamp(rt)
+}
+
+// republisher is the API's view of the artifacts: the marks (progress,
+// republishing) and the store, from which documents are withdrawn.
+type republisher struct {
+	prerender.Marks
+	store  artifact.Store
+	forget func(...artifact.Key)
+}
+
+func (r republisher) WithdrawActivityPub(ctx context.Context) error {
+	_, err := prerender.Withdrawn(ctx, r.store, "ap/", r.forget)
+	return err
 }
 
 // stampKey holds what rendered the artifacts: no URL maps to it.

@@ -210,3 +210,6 @@ type artifactsOff struct{ err error }
 
 func (o artifactsOff) Pending(context.Context) (int, error) { return 0, o.err }
 func (o artifactsOff) RebuildAll(context.Context) error     { return o.err }
+
+// WithdrawActivityPub has nothing to withdraw: no artifact is kept.
+func (o artifactsOff) WithdrawActivityPub(context.Context) error { return nil }

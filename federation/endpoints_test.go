@@ -12,6 +12,8 @@ import (
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/activitypub"
+	"github.com/murlog/murlog/artifact"
+	"github.com/murlog/murlog/prerender"
 	"github.com/murlog/murlog/federation"
 )
 
@@ -561,8 +563,28 @@ func TestOwnerSettingsReachTheDocuments(t *testing.T) {
 	if got := policy(); got != `{"canQuote":{"automaticApproval":[]}}` {
 		t.Fatalf("allow_quotes false: interactionPolicy = %s; want no automatic approval", got)
 	}
+	// Authorized fetch takes effect at the answer, not with the rebuild:
+	// the stored documents are withdrawn by the call itself (the actor,
+	// which stays fetchable with its technical attributes only, is
+	// rendered again by the call's own pass). A render holding the folder
+	// meanwhile (another process's pass) keeps the call's own pass from
+	// rendering anything within its 2 s: the withdrawal does not wait.
+	_, arts := s.App.Artifacts()
+	release, err := arts.(prerender.Turner).Turn(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
 	call(map[string]any{"authorized_fetch": true})
+	release() // a read that misses renders, and waits for a turn too
 	wantStatus(t, get(t, base, "/@alice/"+pub.ID, apAccept), http.StatusUnauthorized, "authorized_fetch on: unsigned note fetch")
+	if _, st := s.App.Artifacts(); st != nil {
+		if err := st.List(ctx, "ap/@alice/", func(k artifact.Key) error {
+			t.Errorf("authorized_fetch on: %s is still stored for unsigned fetches", k)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var got map[string]any
 	if err := s.Client.Call(ctx, "site.get_settings", nil, &got); err != nil || got["authorized_fetch"] != true || got["allow_quotes"] != false {
 		t.Fatalf("site.get_settings = %v, %v; want authorized_fetch true, allow_quotes false", got, err)

@@ -239,3 +239,29 @@ func (m Marks) Add(ctx context.Context, scopes ...string) error {
 func (m Marks) RebuildAll(ctx context.Context) error {
 	return m.Store.Update(ctx, func(tx store.Tx) error { return tx.DirtyKeys().Mark("site") })
 }
+
+// Withdrawn removes at once every stored artifact under prefix (its
+// compressed twins included) and drops them from memory (forget): what
+// must stop being served before any rebuild could reach it — the
+// ActivityPub documents when authorized fetch is turned on, which Apache
+// would otherwise go on serving to unsigned fetches under CGI until the
+// job deleted them. It only deletes (a few microseconds a file), so an
+// owner's request can wait for it on a big site; the marks of the change
+// render the rest as usual.
+func Withdrawn(ctx context.Context, st artifact.Store, prefix string, forget func(...artifact.Key)) (int, error) {
+	var keys []artifact.Key
+	if err := st.List(ctx, prefix, func(k artifact.Key) error { keys = append(keys, k); return nil }); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, k := range keys {
+		if err := st.Delete(ctx, k); err != nil && murlog.ErrorCode(err) != murlog.ENotFound {
+			return n, err
+		}
+		n++
+	}
+	if forget != nil {
+		forget(keys...)
+	}
+	return n, nil
+}
