@@ -13,8 +13,8 @@ import (
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/activitypub"
 	"github.com/murlog/murlog/artifact"
-	"github.com/murlog/murlog/prerender"
 	"github.com/murlog/murlog/federation"
+	"github.com/murlog/murlog/prerender"
 )
 
 func TestWebFinger(t *testing.T) {
