@@ -141,22 +141,14 @@ func eachPost(tx store.Tx, personaID string, fn func(id string)) error {
 
 // purgeArtifacts removes every artifact; it returns how many it removed.
 func purgeArtifacts(ctx context.Context, st artifact.Store) (int, error) {
-	var keys []artifact.Key
-	if err := st.List(ctx, "", func(k artifact.Key) error { keys = append(keys, k); return nil }); err != nil {
-		return 0, err
-	}
+	removed, err := prerender.Withdrawn(ctx, st, "", nil)
 	n := 0
-	var errs []error
-	for _, k := range keys {
-		if err := st.Delete(ctx, k); err != nil && murlog.ErrorCode(err) != murlog.ENotFound {
-			errs = append(errs, err)
-			continue
-		}
+	for _, k := range removed {
 		if !strings.HasSuffix(k.String(), ".gz") {
 			n++
 		}
 	}
-	return n, errors.Join(errs...)
+	return n, err
 }
 
 // checkArtifacts reads every artifact and checks its length and hash

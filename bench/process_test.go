@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -98,42 +99,42 @@ func startBinary(tb testing.TB, bin string, env ...string) *server {
 	return s
 }
 
-// rssKB returns the process's resident set size from /proc.
-// rssParts is where the resident size is, from /proc/PID/status: anonymous
-// memory (the Go heap, SQLite's allocations), file-backed pages (the
-// binary's own) and shared memory, in MB.
-func (s *server) rssParts(tb testing.TB) string {
+// statusKB returns the named kB fields of /proc/PID/status ("VmRSS",
+// "RssAnon", …).
+func (s *server) statusKB(tb testing.TB, names ...string) map[string]int {
 	tb.Helper()
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.pid))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var parts []string
+	out := map[string]int{}
 	for _, line := range strings.Split(string(b), "\n") {
-		for _, f := range []string{"RssAnon:", "RssFile:", "RssShmem:"} {
-			if v, ok := strings.CutPrefix(line, f); ok {
-				n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
-				parts = append(parts, fmt.Sprintf("%s %.1f MB", strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(f, "Rss"), ":")), float64(n)/1024))
-			}
+		name, v, ok := strings.Cut(line, ":")
+		if ok && slices.Contains(names, name) {
+			out[name], _ = strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
 		}
 	}
-	return strings.Join(parts, ", ")
+	return out
 }
 
+// rssKB returns the process's resident set size from /proc.
 func (s *server) rssKB(tb testing.TB) int {
 	tb.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.pid))
-	if err != nil {
-		tb.Fatal(err)
+	n, ok := s.statusKB(tb, "VmRSS")["VmRSS"]
+	if !ok {
+		tb.Fatal("no VmRSS in /proc status")
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
-			return n
-		}
-	}
-	tb.Fatal("no VmRSS in /proc status")
-	return 0
+	return n
+}
+
+// rssParts is where the resident size is: anonymous memory (the Go heap,
+// SQLite's allocations), file-backed pages (the binary's own) and shared
+// memory, in MB.
+func (s *server) rssParts(tb testing.TB) string {
+	tb.Helper()
+	kb := s.statusKB(tb, "RssAnon", "RssFile", "RssShmem")
+	return fmt.Sprintf("anon %.1f MB, file %.1f MB, shmem %.1f MB",
+		float64(kb["RssAnon"])/1024, float64(kb["RssFile"])/1024, float64(kb["RssShmem"])/1024)
 }
 
 // cpu returns the CPU time (user + system) the process has used, from

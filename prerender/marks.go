@@ -7,6 +7,7 @@ package prerender
 import (
 	"cmp"
 	"context"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -240,28 +241,31 @@ func (m Marks) RebuildAll(ctx context.Context) error {
 	return m.Store.Update(ctx, func(tx store.Tx) error { return tx.DirtyKeys().Mark("site") })
 }
 
-// Withdrawn removes at once every stored artifact under prefix (its
-// compressed twins included) and drops them from memory (forget): what
+// Withdrawn removes at once every stored artifact under prefix ("" for
+// all; compressed twins included), going on past a failure, drops them
+// from memory (forget, when set) and returns the keys it removed: what
 // must stop being served before any rebuild could reach it — the
 // ActivityPub documents when authorized fetch is turned on, which Apache
 // would otherwise go on serving to unsigned fetches under CGI until the
-// job deleted them. It only deletes (a few microseconds a file), so an
-// owner's request can wait for it on a big site; the marks of the change
-// render the rest as usual.
-func Withdrawn(ctx context.Context, st artifact.Store, prefix string, forget func(...artifact.Key)) (int, error) {
+// job deleted them — and "murlog artifacts purge". It only deletes (a few
+// microseconds a file), so an owner's request can wait for it on a big
+// site; the marks of the change render the rest as usual.
+func Withdrawn(ctx context.Context, st artifact.Store, prefix string, forget func(...artifact.Key)) ([]artifact.Key, error) {
 	var keys []artifact.Key
 	if err := st.List(ctx, prefix, func(k artifact.Key) error { keys = append(keys, k); return nil }); err != nil {
-		return 0, err
+		return nil, err
 	}
-	n := 0
+	var removed []artifact.Key
+	var errs []error
 	for _, k := range keys {
 		if err := st.Delete(ctx, k); err != nil && murlog.ErrorCode(err) != murlog.ENotFound {
-			return n, err
+			errs = append(errs, err)
+			continue
 		}
-		n++
+		removed = append(removed, k)
 	}
 	if forget != nil {
 		forget(keys...)
 	}
-	return n, nil
+	return removed, errors.Join(errs...)
 }

@@ -358,9 +358,9 @@ func (s *Server) renderNow(ctx context.Context, k artifact.Key, old *entry) (*en
 	}
 	// A shared turn: misses render side by side, but not across a pass
 	// over the marks, which could otherwise clear a page's mark while an
-	// older render of it is still to be stored.
-	// A folder murlog cannot write has no turns to take: the page is
-	// rendered all the same (and not stored).
+	// older render of it is still to be stored. A folder murlog cannot
+	// write has no turns to take: the page is rendered all the same (and
+	// not stored).
 	release, err := s.Renderer.turn(ctx, false)
 	switch {
 	case err == nil:
