@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/murlog/murlog/app"
 	"github.com/murlog/murlog/dbstat"
@@ -33,10 +34,15 @@ func TestBlockShieldsHoldUnderCGI(t *testing.T) {
 		{"anonymous RPC", "POST", httpd.RPCPath, rpc, "application/json", 429, dbstat.ShieldBlockLogin},
 		{"inbox", "POST", "/inbox", `{"type":"Create"}`, "application/activity+json", 503, dbstat.ShieldBlockInbox},
 	}
+	// Every process reads one instant, in the middle of a window: the
+	// counts are per fixed minute, and a test crossing a minute's end
+	// would start a new count between two processes.
+	now := time.Now().Truncate(httpd.BlockWindow).Add(httpd.BlockWindow / 2)
 	// process serves one request as a CGI process would, from addr.
 	process := func(oneShot bool, method, path, body, ctype, addr string) (*httptest.ResponseRecorder, map[dbstat.Shield]uint64) {
 		a, err := app.New(context.Background(), app.Options{ConfigPath: filepath.Join(s.Dir, "murlog.ini"),
-			Getenv: func(k string) string { return s.Env[k] }, Logger: testsite.Discard(), KeyPair: testsite.KeyPair, OneShot: oneShot})
+			Getenv: func(k string) string { return s.Env[k] }, Logger: testsite.Discard(), KeyPair: testsite.KeyPair, OneShot: oneShot,
+			Now: func() time.Time { return now }})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -45,7 +45,8 @@ type Rebuilder struct {
 	// micro-cache (Server.Forget).
 	Forget func(...artifact.Key)
 	// Invalidate, when set, drops the process's caches of what pages
-	// are made of (personas, settings) before a run renders.
+	// are made of (personas, settings, posts) before each mark renders,
+	// in its turn (mark).
 	Invalidate func()
 	Log        *slog.Logger
 	// Budget is how long one run may render before it hands the rest to
@@ -184,9 +185,6 @@ const marksPerRead = 50
 // that stays is a fresh one. What the budget does not reach is the job's.
 func (rb *Rebuilder) Inline(ctx context.Context, budget time.Duration, since time.Time, limit int) (Stats, error) {
 	ctx = dbstat.Pin(ctx, dbstat.Of(ctx))
-	if rb.Invalidate != nil {
-		rb.Invalidate()
-	}
 	deadline := time.Now().Add(budget)
 	var st Stats
 	var failed []error
@@ -231,9 +229,6 @@ func (rb *Rebuilder) Run(ctx context.Context) (Stats, error) {
 		defer rb.running.Unlock()
 	}
 	ctx = dbstat.Pin(ctx, dbstat.Of(ctx))
-	if rb.Invalidate != nil {
-		rb.Invalidate()
-	}
 	var st Stats
 	deadline := time.Now().Add(cmp.Or(rb.Budget, 5*time.Second)) // wall time, whatever the site's clock
 	var failed []error
@@ -363,6 +358,9 @@ func (rb *Rebuilder) RebuildKey(ctx context.Context, k artifact.Key) error {
 		return err
 	}
 	defer release()
+	if rb.Invalidate != nil {
+		rb.Invalidate()
+	}
 	_, err = rb.Renderer.Rebuild(ctx, k)
 	return err
 }
@@ -395,6 +393,14 @@ func (rb *Rebuilder) mark(ctx context.Context, m store.DirtyKey, deadline time.T
 		return 0, err
 	}
 	defer release()
+	// What this process keeps of personas, settings and posts is dropped
+	// in the turn: a write of another process (the CGI request beside the
+	// worker it spawned) reaches no cache here, and a page rendered from
+	// what an earlier mark of this pass kept would be stored after the
+	// write's own render and stay old until the next write.
+	if rb.Invalidate != nil {
+		rb.Invalidate()
+	}
 	keys, drop, err := rb.Expand(ctx, m.Key)
 	if err != nil {
 		return 0, err

@@ -189,3 +189,66 @@ func TestRunGivesWayToTheOwner(t *testing.T) {
 		t.Errorf("the run rendered %v; want one mark, then nothing until the owner's request was done, then the other 19", events)
 	}
 }
+
+// TestAnotherProcessesWriteIsReadInTheTurn: a write of another process
+// (the owner's CGI request beside the worker it spawned, serve beside a
+// command) does not reach this process's caches, so a mark rendered after
+// it must read the database again, not what an earlier mark of the same
+// pass kept: the page stored last would show the old words until the
+// next write. Here the persona's name changes behind the app's back
+// between the two marks of one pass.
+func TestAnotherProcessesWriteIsReadInTheTurn(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	ids := []string{s.post(t, map[string]any{"content": "one"}), s.post(t, map[string]any{"content": "two"})}
+	s.rebuild(t)
+	setName := func(name string) {
+		t.Helper()
+		if err := s.App.Store().Update(ctx, func(tx store.Tx) error {
+			p, err := tx.Personas().GetByUsername("alice")
+			if err != nil {
+				return err
+			}
+			p.DisplayName = name
+			return tx.Personas().Update(p)
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setName("Alice Before")
+	s.rebuild(t) // what the rename marked (the store marks what a persona row shows in)
+	for _, id := range ids {
+		if err := (prerender.Marks{Store: s.App.Store()}).Add(ctx, "key:html/@alice/"+id+"/index.html"); err != nil {
+			t.Fatal(err)
+		}
+		s.clock.Advance(time.Second)
+	}
+	rb, _ := s.App.Artifacts()
+	run := *rb
+	marks := 0
+	run.Forget = func(ks ...artifact.Key) {
+		if marks++; marks == 1 {
+			setName("Alice After") // committed by "another process": no Invalidate here
+		}
+	}
+	if _, err := run.Run(dbstat.With(ctx, dbstat.Worker)); err != nil {
+		t.Fatal(err)
+	}
+	if marks < 2 {
+		t.Fatalf("the pass rendered %d marks; want the two pages at least", marks)
+	}
+	_, arts := s.App.Artifacts()
+	for _, id := range ids {
+		k := artifact.MustParseKey("html/@alice/" + id + "/index.html")
+		rc, _, err := arts.Get(ctx, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(rc)
+		rc.Close()
+		if !strings.Contains(string(body), "Alice After") {
+			t.Errorf("%s, stored after another process renamed the persona, shows the old name (%v); want the new one",
+				k, strings.Contains(string(body), "Alice Before"))
+		}
+	}
+}
