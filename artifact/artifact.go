@@ -51,6 +51,13 @@ const (
 	MaxSegment = 240
 )
 
+// TransientHeader marks an answer of the dynamic routes that no
+// artifact keeps: one of many addresses of one shape of which only some
+// are worth a file (a list page after a cursor past the first few). The
+// artifact layer serves it as it is, without the header, and stores it
+// never.
+const TransientHeader = "Murlog-Transient"
+
 // ErrCorrupt is wrapped by the error of a read whose body does not match
 // its recorded metadata (length, ETag, or a missing sidecar): the
 // artifact must be rendered again, not served.

@@ -3,7 +3,6 @@ package blog
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/murlog/murlog/artifact"
 	"io"
 	"log/slog"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/murlog/murlog"
+	"github.com/murlog/murlog/artifact"
 	"github.com/murlog/murlog/dbstat"
 	"github.com/murlog/murlog/httpd"
 	"github.com/murlog/murlog/store"
@@ -217,6 +217,9 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request, p *Page, err erro
 		w.Header()["Cache-Control"] = h.hdr.noCache
 		http.Redirect(w, r, p.Redirect, http.StatusMovedPermanently)
 		return
+	}
+	if p.Transient {
+		w.Header().Set(artifact.TransientHeader, "1")
 	}
 	h.write(w, r, p.Status(), h.hdr.html, CSP(p), RenderPage(h.themes, p))
 }

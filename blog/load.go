@@ -280,11 +280,17 @@ func (l *Loader) SitePage(ctx context.Context, q SiteQuery) (*Page, error) {
 
 func (l *Loader) sitePage(s *scope, q SiteQuery) (*Page, error) {
 	mode := listMode(q.Mode)
-	posts, more, after, err := l.list(s, store.PublicQuery{PersonaID: s.persona.ID, Oldest: q.Oldest, After: q.After}, mode)
+	lq := store.PublicQuery{PersonaID: s.persona.ID, Oldest: q.Oldest, After: q.After}
+	posts, more, after, err := l.list(s, lq, mode)
+	if err != nil {
+		return nil, err
+	}
+	transient, err := l.transient(s, lq, mode, after)
 	if err != nil {
 		return nil, err
 	}
 	page := l.base(s, "site")
+	page.Transient = transient
 	page.Profile = l.profile(s)
 	page.Posts = l.postViews(s, posts, mode)
 	base := l.siteURL(s)
@@ -327,6 +333,35 @@ func (l *Loader) list(s *scope, q store.PublicQuery, mode string) (posts []*murl
 		posts, more = posts[:pageSize(mode)], true
 	}
 	return posts, more, q.After, nil
+}
+
+// MaxCursorPages is how many pages after the first a list keeps as
+// artifacts, in each mode: the pages a reader reaches by following
+// "older" from the first. Deeper ones, and those of the oldest-first
+// order (whose last page every new post changes), are rendered on each
+// read.
+const MaxCursorPages = 10
+
+// transient reports whether the page of q (asked for q.After; after is
+// the cursor actually used, "" when the store refused it and the first
+// page was read) is no artifact's (Page.Transient): a cursor page other
+// than the first MaxCursorPages that the list's own links lead to —
+// those continue after a post of the list standing at a multiple of the
+// page size. One bounded walk of the list's index.
+func (l *Loader) transient(s *scope, q store.PublicQuery, mode, after string) (bool, error) {
+	switch {
+	case q.After == "":
+		return false, nil
+	case after == "" || q.Oldest:
+		return true, nil
+	}
+	size := pageSize(mode)
+	q.Now, q.After = s.now, after
+	n, in, err := s.tx.PublicPosts().Position(q, size*MaxCursorPages)
+	if err != nil {
+		return false, err
+	}
+	return !in || n%size != 0 || n > size*MaxCursorPages, nil
 }
 
 // base fills what every themed page of a persona shows.
@@ -476,11 +511,17 @@ func (l *Loader) TagPage(ctx context.Context, tag, mode string, oldest bool, aft
 			return nil
 		}
 		mode := listMode(mode)
-		posts, more, after, err := l.list(s, store.PublicQuery{Tag: tag, Oldest: oldest, After: after}, mode)
+		lq := store.PublicQuery{Tag: tag, Oldest: oldest, After: after}
+		posts, more, after, err := l.list(s, lq, mode)
+		if err != nil {
+			return err
+		}
+		transient, err := l.transient(s, lq, mode, after)
 		if err != nil {
 			return err
 		}
 		page = l.base(s, "tag")
+		page.Transient = transient
 		base := l.Site.TagURL(tag)
 		page.Tag = &TagView{Name: tag, FeedRSS: base + "/feed.rss", FeedAtom: base + "/feed.atom"}
 		page.Posts = l.postViews(s, posts, mode)

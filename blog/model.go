@@ -63,6 +63,12 @@ type Page struct {
 	// id address or old slug, to its slug address): the handler answers
 	// 301 and renders nothing.
 	Redirect string `json:"-" handlebars:"-"`
+	// Transient marks a page no artifact keeps: a list page after a
+	// cursor that is not one of the first MaxCursorPages pages the list's
+	// own links lead to (any listed post is a cursor, so keeping every
+	// one would let anyone fill the folder). The handler says so in
+	// artifact.TransientHeader.
+	Transient bool `json:"-" handlebars:"-"`
 }
 
 // ThemeView names the theme and its hashed assets.

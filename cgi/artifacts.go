@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -87,6 +88,17 @@ var listVariants = []struct{ query, file string }{
 	{"mode=plain&order=oldest", "index~plain~oldest.html"},
 }
 
+// cursorVariants are the list pages after a cursor that have artifacts
+// (prerender's cursor keys): newest first, in either mode, with the
+// query exactly as the blog's links write it.
+var cursorVariants = []struct{ rest, folder string }{
+	{"", "index~after"},
+	{"&mode=plain", "index~plain~after"},
+}
+
+// postID matches a post id (murlog.ValidID: a lower-case UUID).
+const postID = `[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`
+
 // artifactRules are the rules that map public URLs onto artifact keys,
 // in the order they are tried. domain is the site's, "" for none (no
 // WebFinger rule).
@@ -110,6 +122,13 @@ func artifactRules(domain string) []artifactRule {
 	lists := func(pattern, folder string, conds ...string) {
 		for _, v := range listVariants {
 			rs = append(rs, artifactRule{append([]string{query(v.query)}, conds...), pattern, folder + v.file})
+		}
+		// The pages after a cursor (a post id), which the blog's own
+		// "older" links name. The capture's condition comes last: %1 is
+		// of the last regular expression matched before the -f test.
+		for _, v := range cursorVariants {
+			rs = append(rs, artifactRule{append(slices.Clone(conds), `%{QUERY_STRING} ^after=(`+postID+`)`+v.rest+`$`),
+				pattern, folder + v.folder + "/%1.html"})
 		}
 	}
 	lists(`^$`, "html/")

@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -9,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/murlog/murlog/blog"
 	"github.com/murlog/murlog/cgi"
 	"github.com/murlog/murlog/internal/waitfor"
 )
@@ -84,5 +87,78 @@ func TestCGIWritesApacheServes(t *testing.T) {
 		return st.Pending == 0
 	}) {
 		t.Fatalf("%d marks still pending 20 s after the last write", st.Pending)
+	}
+}
+
+// TestCGICursorPagesApacheServes: the page "older" leads to is rendered
+// by murlog.cgi on its first read and stored; from then on Apache answers
+// it (and its plain mode) without murlog starting, through the cursor
+// rules of the managed block. A cursor no link names starts murlog every
+// time and leaves no file.
+func TestCGICursorPagesApacheServes(t *testing.T) {
+	t.Parallel()
+	s, owner := startCounted(t)
+	ctx := context.Background()
+	// One batch: one CGI start for every post.
+	var batch []map[string]any
+	for i := range blog.PlainPageSize + 2 {
+		batch = append(batch, map[string]any{"jsonrpc": "2.0", "id": i + 1, "method": "posts.create",
+			"params": map[string]any{"content": fmt.Sprintf("cursor post %02d", i)}})
+	}
+	body, _ := json.Marshal(batch)
+	var created []struct {
+		Result postResult `json:"result"`
+		Error  any        `json:"error"`
+	}
+	status, raw, err := owner.Post(ctx, "/api/mur/v1/rpc", "application/json", body)
+	if err != nil || status != http.StatusOK || json.Unmarshal(raw, &created) != nil || len(created) != len(batch) {
+		t.Fatalf("the batch of posts: HTTP %d, %v, %.300s", status, err, raw)
+	}
+	for _, c := range created {
+		if c.Error != nil {
+			t.Fatalf("posts.create in the batch: %v", c.Error)
+		}
+	}
+	// Newest first: the first rich page ends with the fifth newest post,
+	// the first plain page with the twentieth.
+	n := len(created)
+	rich, plain := created[n-blog.RichPageSize].Result.ID, created[n-blog.PlainPageSize].Result.ID
+	for _, tc := range []struct{ query, want string }{
+		{"after=" + rich, fmt.Sprintf("cursor post %02d", n-blog.RichPageSize-1)},
+		{"after=" + plain + "&mode=plain", "cursor post 01"},
+	} {
+		before := s.Starts(t)
+		resp, first := fetch(t, "GET", s.URL+"/@alice?"+tc.query, map[string]string{"Accept": acceptBrowser})
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(first), tc.want) {
+			t.Fatalf("GET /@alice?%s = %d without %q", tc.query, resp.StatusCode, tc.want)
+		}
+		if n := s.Starts(t) - before; n != 1 {
+			t.Errorf("the first read of /@alice?%s started murlog %d times; want once (it renders and stores)", tc.query, n)
+		}
+		before = s.Starts(t)
+		resp, again := fetch(t, "GET", s.URL+"/@alice?"+tc.query, map[string]string{"Accept": acceptBrowser})
+		if resp.StatusCode != http.StatusOK || string(again) != string(first) {
+			t.Errorf("the second read of /@alice?%s = %d, same page: %v", tc.query, resp.StatusCode, string(again) == string(first))
+		}
+		if n := s.Starts(t) - before; n != 0 {
+			t.Errorf("the second read of /@alice?%s started murlog %d times; want Apache alone", tc.query, n)
+		}
+		if v := resp.Header.Get("Vary"); !strings.Contains(v, "Accept") {
+			t.Errorf("the stored cursor page's Vary = %q; want Accept (its URL answers ActivityPub too)", v)
+		}
+	}
+	// A cursor at no page's end: rendered each time, never a file.
+	odd := created[n-2].Result.ID
+	for range 2 {
+		before := s.Starts(t)
+		if resp, _ := fetch(t, "GET", s.URL+"/@alice?after="+odd, map[string]string{"Accept": acceptBrowser}); resp.StatusCode != http.StatusOK {
+			t.Errorf("GET /@alice?after=%s = %d", odd, resp.StatusCode)
+		}
+		if n := s.Starts(t) - before; n != 1 {
+			t.Errorf("a cursor no link names started murlog %d times; want once per read", n)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(s.Path(cgi.SiteDir), "html", "@alice", "index~after", odd+".html")); err == nil {
+		t.Error("a cursor no link names left a file")
 	}
 }

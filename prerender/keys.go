@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/activitypub"
 	"github.com/murlog/murlog/artifact"
 )
@@ -128,15 +129,71 @@ func keyString(p, q, accept, domain string) (string, bool) {
 	return "", false
 }
 
-// listKey is a list page's key: its variant by the query, none for any
-// other query (cursor pages stay dynamic).
+// listKey is a list page's key: its variant by the query, or the page
+// after a cursor (newest first, in either mode: cursorKey); none for any
+// other query.
 func listKey(base, q string) (string, bool) {
 	for _, v := range listVariants {
 		if q == v.query {
 			return base + v.suffix + ".html", true
 		}
 	}
+	return cursorKey(base, q)
+}
+
+// Cursor pages — a list continuing after a post, the pages "older" leads
+// to — are kept in a folder beside the list's first page, one file per
+// cursor: html/@alice/index~after/<id>.html, and index~plain~after/ for
+// the plain mode. Only the queries the blog's own links carry are mapped
+// (url.Values.Encode orders the keys), only with a post id for a cursor;
+// the blog says which of those pages may be kept (blog.TransientHeader:
+// the first blog.MaxCursorPages of each list), so no cursor anyone makes
+// up leaves a file.
+var cursorVariants = []struct{ after, query, folder string }{
+	{"after=", "", "~after"},
+	{"after=", "&mode=plain", "~plain~after"},
+}
+
+func cursorKey(base, q string) (string, bool) {
+	id, rest, ok := strings.Cut(strings.TrimPrefix(q, "after="), "&")
+	if !strings.HasPrefix(q, "after=") || !murlog.ValidID(id) {
+		return "", false
+	}
+	if ok {
+		rest = "&" + rest
+	}
+	for _, v := range cursorVariants {
+		if rest == v.query {
+			return base + v.folder + "/" + id + ".html", true
+		}
+	}
 	return "", false
+}
+
+// cursorDoc is DocOf for a cursor page's key: in folder dir (the list's
+// folder, then index~after or index~plain~after), file <id>.html.
+func cursorDoc(dir, file string) (Doc, bool) {
+	parent, folder := splitLast(dir)
+	id, ok := strings.CutSuffix(file, ".html")
+	if !ok || !murlog.ValidID(id) {
+		return Doc{}, false
+	}
+	if parent != "" && !(strings.HasPrefix(parent, "tags/") && strings.Count(parent, "/") == 1) &&
+		!(strings.HasPrefix(parent, "@") && !strings.Contains(parent, "/")) {
+		return Doc{}, false
+	}
+	for _, v := range cursorVariants {
+		if folder == "index"+v.folder {
+			return Doc{Path: "/" + parent, Query: v.after + id + v.query, Accept: acceptHTML}, true
+		}
+	}
+	return Doc{}, false
+}
+
+// Cursor reports whether k is a cursor page's key.
+func Cursor(k artifact.Key) bool {
+	dir, _ := splitLast(k.String())
+	return strings.HasSuffix(dir, "index~after") || strings.HasSuffix(dir, "index~plain~after")
 }
 
 func personaKey(rest, q, accept string) (string, bool) {
@@ -233,6 +290,9 @@ func DocOf(k artifact.Key, domain string) (Doc, bool) {
 	switch top {
 	case "html":
 		dir, file := splitLast(rest)
+		if d, ok := cursorDoc(dir, file); ok {
+			return d, true
+		}
 		switch {
 		case dir == "":
 			return html("/", file)

@@ -31,6 +31,12 @@ func TestKeyOf(t *testing.T) {
 		{"/@alice", acceptHTML, "html/@alice/index.html"},
 		{"/@alice?mode=plain", acceptHTML, "html/@alice/index~plain.html"},
 		{"/@alice/hello-world", acceptHTML, "html/@alice/hello-world/index.html"},
+		{"/@alice?after=0190a0a0-0000-7000-8000-000000000001", acceptHTML, "html/@alice/index~after/0190a0a0-0000-7000-8000-000000000001.html"},
+		{"/@alice?after=0190a0a0-0000-7000-8000-000000000001&mode=plain", acceptHTML,
+			"html/@alice/index~plain~after/0190a0a0-0000-7000-8000-000000000001.html"},
+		{"/?after=0190a0a0-0000-7000-8000-000000000001", acceptHTML, "html/index~after/0190a0a0-0000-7000-8000-000000000001.html"},
+		{"/tags/go?after=0190a0a0-0000-7000-8000-000000000001&mode=plain", acceptHTML,
+			"html/tags/go/index~plain~after/0190a0a0-0000-7000-8000-000000000001.html"},
 		{"/@alice/0190a0a0-0000-7000-8000-000000000001", "", "html/@alice/0190a0a0-0000-7000-8000-000000000001/index.html"},
 		{"/@alice/feed.rss", "", "feeds/@alice/feed.rss"},
 		{"/@alice/feed.atom", "", "feeds/@alice/feed.atom"},
@@ -80,7 +86,15 @@ func TestKeyOfRefuses(t *testing.T) {
 	for _, tc := range []struct{ target, accept string }{
 		{"/search?q=go", acceptHTML},
 		{"/@alice/search?q=go", acceptHTML},
-		{"/@alice?after=0190a0a0-0000-7000-8000-000000000001", acceptHTML},
+		{"/@alice?after=0190A0A0-0000-7000-8000-000000000001", acceptHTML}, // an id is lower-case
+		{"/@alice?after=0190a0a0-0000-7000-8000-000000000001&order=oldest", acceptHTML},
+		{"/@alice?mode=plain&after=0190a0a0-0000-7000-8000-000000000001", acceptHTML}, // not as the links write it
+		{"/@alice?after=0190a0a0-0000-7000-8000-000000000001&mode=plain&x=1", acceptHTML},
+		{"/@alice?after=0190a0a0-0000-7000-8000-000000000001&mode=kwic", acceptHTML},
+		{"/@alice?after=..%2F..%2Fmurlog.ini", acceptHTML},
+		{"/@alice?after=", acceptHTML},
+		{"/@alice?after=0190a0a0-0000-7000-8000-000000000001", "application/activity+json"},
+		{"/@alice/search?after=0190a0a0-0000-7000-8000-000000000001", acceptHTML},
 		{"/@alice?mode=plain&mode=plain", acceptHTML},
 		{"/@alice/outbox?page=true", "application/activity+json"},
 		{"/@alice/inbox", "application/activity+json"},
@@ -119,7 +133,9 @@ func TestKeyOfRefuses(t *testing.T) {
 			t.Errorf("%s /@alice has the key %q; want none", m, k)
 		}
 	}
-	for _, s := range []string{"html/index.html.gz", "other/x", "ap/@a/b/c.as", "api/@a/posts-0.json"} {
+	for _, s := range []string{"html/index.html.gz", "other/x", "ap/@a/b/c.as", "api/@a/posts-0.json",
+		"html/@a/index~after/x.html", "html/@a/b/index~after/0190a0a0-0000-7000-8000-000000000001.html",
+		"html/@a/index~oldest~after/0190a0a0-0000-7000-8000-000000000001.html"} {
 		if d, ok := DocOf(artifact.MustParseKey(s), domain); ok {
 			t.Errorf("DocOf(%s) = %+v; want no document", s, d)
 		}

@@ -65,12 +65,13 @@ func PersonaScopes(p *murlog.Persona) []string {
 // addresses that now redirect; the next request for one renders it.
 func (rb *Rebuilder) Expand(ctx context.Context, mark string) (render, drop []artifact.Key, err error) {
 	kind, arg, _ := strings.Cut(mark, "/")
-	var out, gone []string
+	var out, gone, lists []string
 	add := func(ss ...string) { out = append(out, ss...) }
 	variants := func(base string) {
 		ks := listKeys(base)
 		add(ks[0])
 		gone = append(gone, ks[1:]...)
+		lists = append(lists, base)
 	}
 	now := rb.now()
 	if strings.HasPrefix(mark, "key:") {
@@ -155,7 +156,32 @@ func (rb *Rebuilder) Expand(ctx context.Context, mark string) (render, drop []ar
 		}
 		return nil
 	})
+	if err == nil {
+		gone, err = rb.cursorPages(ctx, lists, gone)
+	}
 	return parseKeys(out), parseKeys(gone), err
+}
+
+// cursorPages adds to gone the cursor pages stored of the lists (by their
+// first page's key without ".html"): a change to a list shifts what its
+// pages after a cursor hold, and which cursors its links name. They are
+// only dropped — the next reader's request renders one again — so a
+// change costs the pages someone read since the last one, and no render.
+func (rb *Rebuilder) cursorPages(ctx context.Context, lists, gone []string) ([]string, error) {
+	for _, base := range lists {
+		for _, v := range cursorVariants {
+			err := rb.Renderer.Store.List(ctx, base+v.folder+"/", func(k artifact.Key) error {
+				if !isVariant(k.String()) {
+					gone = append(gone, k.String())
+				}
+				return nil
+			})
+			if err != nil {
+				return gone, err
+			}
+		}
+	}
+	return gone, nil
 }
 
 // listKeys are a list page's keys: the first page in each variant.

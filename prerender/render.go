@@ -57,16 +57,21 @@ type Result struct {
 	Status int
 	Header http.Header
 	Body   []byte
+	// Transient is a 200 the route marked as no artifact's
+	// (artifact.TransientHeader, left out of Header).
+	Transient bool
 }
 
 // OK reports whether the result is an artifact.
-func (r *Result) OK() bool { return r.Status == http.StatusOK }
+func (r *Result) OK() bool { return r.Status == http.StatusOK && !r.Transient }
 
 // Render answers d with the handler, without storing anything.
 func (rd *Renderer) Render(ctx context.Context, d Doc) *Result {
 	rec := httptest.NewRecorder()
 	rd.Handler.ServeHTTP(rec, d.Request(rd.Site).WithContext(ctx))
-	res := &Result{Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}
+	res := &Result{Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes(),
+		Transient: rec.Header().Get(artifact.TransientHeader) != ""}
+	res.Header.Del(artifact.TransientHeader)
 	if res.OK() && isHTML(res.Header.Get("Content-Type")) {
 		res.Body = withMetaCSP(res.Body, res.Header.Get("Content-Security-Policy"))
 	}

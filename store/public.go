@@ -40,6 +40,15 @@ type PublicPosts interface {
 	// before (older) and after (newer) p in (published_at, id) order, nil
 	// where there is none. p itself may be unlisted; it must be published.
 	Neighbours(p *murlog.Post, now time.Time) (older, newer *murlog.Post, err error)
+	// Position tells where q.After stands in q's list (its persona, its
+	// tag), newest first: n is how many of the list's posts sort at or
+	// before the cursor — its own post counted when it is in the list —
+	// counted no further than max+1, and in says whether it is. A list
+	// page continuing after the cursor is the (n/size+1)th page of its
+	// list when in and n is a multiple of the page size. The cursor must
+	// be a listed post (EInvalid otherwise, as List's); q.Oldest is
+	// EInvalid.
+	Position(q PublicQuery, max int) (n int, in bool, err error)
 	// ByIDs returns the listed posts among ids in the order given; ids that
 	// are unknown, repeated, unlisted or not published are dropped. At most
 	// MaxByIDs ids are read; more is an EInvalid error. The posts are read

@@ -149,6 +149,36 @@ func (r publicPosts) List(q store.PublicQuery) ([]*murlog.Post, error) {
 	return manyPosts(r.t, q.Limit, query, args...)
 }
 
+func (r publicPosts) Position(q store.PublicQuery, max int) (int, bool, error) {
+	if q.Oldest || q.After == "" || max < 0 {
+		return 0, false, murlog.Invalid("query", "a position needs a cursor, newest first, and a bound")
+	}
+	now := micros(q.Now)
+	c, err := r.cursorKey(q.After, now)
+	if err != nil {
+		return 0, false, err
+	}
+	// From the cursor towards the newest, oldest first, as far as max+1
+	// entries: a bounded walk of the list's index, whatever the depth.
+	inner, key := "SELECT id AS pid FROM posts WHERE "+listed, postsKey
+	args := []any{now}
+	if q.Tag != "" {
+		inner, key = "SELECT t.post_id AS pid FROM post_tags t JOIN posts p ON p.id = t.post_id WHERE t.tag = lower(?) AND "+listed+
+			" AND t.pub_at <= ?", tagsKey
+		args = []any{q.Tag, now, now}
+	}
+	if q.PersonaID != "" {
+		inner += " AND persona_id = ?"
+		args = append(args, q.PersonaID)
+	}
+	inner += " AND " + key.pub + " >= ? AND (" + key.pub + ", " + key.id + ") >= (?, ?) ORDER BY " + key.pub + ", " + key.id +
+		" LIMIT CAST(? AS INTEGER)"
+	args = append(args, c.pub, c.pub, c.id, max+1)
+	var n, in int
+	err = r.t.queryRow("SELECT count(*), coalesce(sum(pid = ?), 0) FROM ("+inner+")", append([]any{c.id}, args...), &n, &in)
+	return n, in > 0, err
+}
+
 // Neighbours takes p's persona and sort key as given: the caller read p
 // through Get a moment ago, and a second read would only repeat it. Each
 // neighbour is its own indexed ORDER BY … LIMIT 1 statement, with the

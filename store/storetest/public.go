@@ -92,6 +92,7 @@ func PublicPosts(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("List", func(t *testing.T) { testPublicList(t, f) })
 	t.Run("ListTag", func(t *testing.T) { testPublicTag(t, f) })
 	t.Run("Neighbours", func(t *testing.T) { testPublicNeighbours(t, f) })
+	t.Run("Position", func(t *testing.T) { testPublicPosition(t, f) })
 	t.Run("ByIDs", func(t *testing.T) { testPublicByIDs(t, f) })
 	t.Run("Search", func(t *testing.T) { testPublicSearch(t, f) })
 	t.Run("Sitemap", func(t *testing.T) { testPublicSitemap(t, f) })
@@ -215,6 +216,46 @@ func testPublicList(t *testing.T, f *publicFixture) {
 		got, err = pp.List(store.PublicQuery{PersonaID: f.alice.ID, Now: f.schedAt, Limit: 1})
 		if err != nil || len(got) != 1 || got[0].ID != f.hidden["scheduled"].ID {
 			t.Errorf("List at the scheduled time = %v, %v; want the scheduled post first", postIDs(got), err)
+		}
+	})
+}
+
+// testPublicPosition: how deep a cursor stands in a list, bounded, and
+// whether it is one of the list's posts — what tells a list page that the
+// blog's own links lead to from any other cursor.
+func testPublicPosition(t *testing.T, f *publicFixture) {
+	l := f.listed // l5 l4 l3 l2 l1 l0
+	f.view(t, func(pp store.PublicPosts) {
+		for _, tc := range []struct {
+			name string
+			q    store.PublicQuery
+			max  int
+			n    int
+			in   bool
+		}{
+			{"the newest", store.PublicQuery{PersonaID: f.alice.ID, After: l[0].ID}, 10, 1, true},
+			{"the tie's second", store.PublicQuery{PersonaID: f.alice.ID, After: l[3].ID}, 10, 4, true},
+			{"the oldest", store.PublicQuery{PersonaID: f.alice.ID, After: l[5].ID}, 10, 6, true},
+			{"beyond the bound", store.PublicQuery{PersonaID: f.alice.ID, After: l[5].ID}, 2, 3, true},
+			{"another persona's post", store.PublicQuery{PersonaID: f.alice.ID, After: f.bobPost.ID}, 10, 1, false},
+			{"every persona", store.PublicQuery{After: l[5].ID}, 10, 7, true},
+			{"in the tag", store.PublicQuery{PersonaID: f.alice.ID, Tag: "GO", After: l[3].ID}, 10, 2, true},
+			{"not in the tag", store.PublicQuery{PersonaID: f.alice.ID, Tag: "go", After: l[2].ID}, 10, 1, false},
+		} {
+			tc.q.Now = f.now
+			n, in, err := pp.Position(tc.q, tc.max)
+			if err != nil || n != tc.n || in != tc.in {
+				t.Errorf("Position(%s) = %d, %v, %v; want %d, %v", tc.name, n, in, err, tc.n, tc.in)
+			}
+		}
+		for name, id := range map[string]string{"unknown": murlog.NewID(), "unlisted": f.unlisted.ID, "draft": f.hidden["draft"].ID,
+			"scheduled": f.hidden["scheduled"].ID, "none": ""} {
+			if _, _, err := pp.Position(store.PublicQuery{PersonaID: f.alice.ID, Now: f.now, After: id}, 10); code(err) != murlog.EInvalid {
+				t.Errorf("Position after a %s cursor err = %v; want invalid", name, err)
+			}
+		}
+		if _, _, err := pp.Position(store.PublicQuery{PersonaID: f.alice.ID, Now: f.now, After: l[0].ID, Oldest: true}, 10); code(err) != murlog.EInvalid {
+			t.Errorf("Position oldest first err = %v; want invalid", err)
 		}
 	})
 }
