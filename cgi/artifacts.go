@@ -265,7 +265,7 @@ func (h Htaccess) SiteBlock() string {
 	w(`RewriteEngine On`)
 	w(`RewriteBase %s%s/`, h.Base, SiteDir)
 	w("# Only the rules of the .htaccess beside murlog.cgi lead here: a direct request, or a hidden")
-	w("# name (the store's .meta-* sidecars, .tmp-* files and .turns lock), is not found.")
+	w("# name (the store's .meta-* sidecars, .tmp-* files, .turns and .owners locks), is not found.")
 	w(`RewriteCond %%{ENV:REDIRECT_STATUS} ^$`)
 	w(`RewriteRule ^ - [R=404,L]`)
 	w(`RewriteRule (^|/)\. - [R=404,L]`)

@@ -82,11 +82,57 @@ const writeWait = 3 * time.Second
 // worker is woken by the request's commit, and would otherwise render the
 // very marks the request's own pass (Inline) is rendering — twice the
 // work, and a third render when Clear finds its mark taken.
+//
+// Through a store that is a Yielder the request is seen by the job of
+// every process sharing the folder (under CGI the worker is another
+// process); a store that cannot say so leaves this process's job alone
+// to give way.
 func (rb *Rebuilder) Writing() (done func()) {
 	if rb.writes == nil {
 		return func() {}
 	}
-	return rb.writes.begin()
+	done = rb.writes.begin()
+	if y, ok := rb.Renderer.Store.(Yielder); ok {
+		if theirs, err := y.Owner(context.Background()); err == nil {
+			mine := done
+			done = func() { theirs(); mine() }
+		}
+	}
+	return done
+}
+
+// Yielder is an artifact store through which the owner's requests of
+// every process sharing it make the rebuild job give way
+// (fsstore.Store.Owner).
+type Yielder interface {
+	// Owner marks an owner's request in progress until done.
+	Owner(ctx context.Context) (done func(), err error)
+	// OwnersBusy reports whether one is in progress, without waiting.
+	OwnersBusy() bool
+	// WaitOwners returns when none is, or ctx ends.
+	WaitOwners(ctx context.Context) error
+}
+
+// ownersBusy reports whether an owner's request is in progress, in this
+// process or (through a Yielder) another.
+func (rb *Rebuilder) ownersBusy() bool {
+	if rb.writes.busy() {
+		return true
+	}
+	y, ok := rb.Renderer.Store.(Yielder)
+	return ok && y.OwnersBusy()
+}
+
+// waitOwners waits, up to max in all, for the owner's requests in
+// progress in this process and in others.
+func (rb *Rebuilder) waitOwners(ctx context.Context, max time.Duration) {
+	start := time.Now()
+	rb.writes.wait(ctx, max)
+	if y, ok := rb.Renderer.Store.(Yielder); ok {
+		c, cancel := context.WithTimeout(ctx, max-time.Since(start))
+		defer cancel()
+		y.WaitOwners(c) // a wait cut short: the pass goes on, as after max
+	}
 }
 
 // inFlight counts what is in flight and lets others wait until none is.
@@ -234,7 +280,7 @@ func (rb *Rebuilder) Run(ctx context.Context) (Stats, error) {
 	var failed []error
 	skip := map[string]bool{} // marks that failed in this run: not read again
 	for time.Now().Before(deadline) {
-		rb.writes.wait(ctx, writeWait)
+		rb.waitOwners(ctx, writeWait)
 		var marks []store.DirtyKey
 		err := rb.Store.View(ctx, func(tx store.Tx) (err error) {
 			marks, err = tx.DirtyKeys().Newest(marksPerRead, time.Time{})
@@ -304,11 +350,11 @@ func (rb *Rebuilder) renderMarks(ctx context.Context, marks []store.DirtyKey, de
 		if !time.Now().Before(deadline) {
 			break
 		}
-		// The job gives the folder to an owner's request of this process
-		// that began meanwhile (its pass waits for the turn): the run
-		// waits for it at the top of its next pass (Run), having rendered
-		// at least one mark in this one.
-		if !inline && i > 0 && rb.writes.busy() {
+		// The job gives the folder to an owner's request that began
+		// meanwhile, in this process or another (its pass waits for the
+		// turn): the run waits for it at the top of its next pass (Run),
+		// having rendered at least one mark in this one.
+		if !inline && i > 0 && rb.ownersBusy() {
 			break
 		}
 		n, err := rb.mark(ctx, m, deadline, later)

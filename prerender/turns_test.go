@@ -153,40 +153,53 @@ func (r recording) Put(ctx context.Context, k artifact.Key, contentType string, 
 }
 
 // TestRunGivesWayToTheOwner: a run rendering a backlog stops after the mark
-// in hand when an owner's request of the same process begins, and goes on
-// only when the request is done — whose own pass would otherwise wait for
-// the folder behind the job's marks.
+// in hand when an owner's request begins — in this process, or in another
+// sharing the folder (under CGI the worker and the request are two
+// processes) — and goes on only when the request is done, whose own pass
+// would otherwise wait for the folder behind the job's marks.
 func TestRunGivesWayToTheOwner(t *testing.T) {
 	t.Parallel()
-	s := newSite(t)
-	var marks []string
-	for i := range 20 {
-		marks = append(marks, fmt.Sprintf("key:html/@alice/backlog-%02d/index.html", i))
-	}
-	if err := (prerender.Marks{Store: s.App.Store()}).Add(ctx, marks...); err != nil {
-		t.Fatal(err)
-	}
-	rb, _ := s.App.Artifacts()
-	run := *rb
-	var mu sync.Mutex
-	var events []string
-	event := func(e string) { mu.Lock(); events = append(events, e); mu.Unlock() }
-	run.Forget = func(ks ...artifact.Key) {
-		for _, k := range ks {
-			event(k.String())
-		}
-		if len(events) == 1 { // the owner's request begins as the first mark is done
-			done := rb.Writing()
-			time.AfterFunc(200*time.Millisecond, func() { event("owner done"); done() })
-		}
-	}
-	if _, err := run.Run(dbstat.With(ctx, dbstat.Worker)); err != nil {
-		t.Fatal(err)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(events) != 21 || events[1] != "owner done" {
-		t.Errorf("the run rendered %v; want one mark, then nothing until the owner's request was done, then the other 19", events)
+	for _, process := range []string{"this", "another"} {
+		t.Run(process, func(t *testing.T) {
+			t.Parallel()
+			s := newSite(t)
+			var marks []string
+			for i := range 20 {
+				marks = append(marks, fmt.Sprintf("key:html/@alice/backlog-%02d/index.html", i))
+			}
+			if err := (prerender.Marks{Store: s.App.Store()}).Add(ctx, marks...); err != nil {
+				t.Fatal(err)
+			}
+			rb, arts := s.App.Artifacts()
+			owner := rb
+			if process == "another" {
+				// Its own Rebuilder over the same folder: nothing in memory
+				// is shared with the run.
+				owner = prerender.NewRebuilder(&prerender.Renderer{Handler: rb.Renderer.Handler, Store: arts, Site: rb.Renderer.Site},
+					s.App.Store())
+			}
+			run := *rb
+			var mu sync.Mutex
+			var events []string
+			event := func(e string) { mu.Lock(); events = append(events, e); mu.Unlock() }
+			run.Forget = func(ks ...artifact.Key) {
+				for _, k := range ks {
+					event(k.String())
+				}
+				if len(events) == 1 { // the owner's request begins as the first mark is done
+					done := owner.Writing()
+					time.AfterFunc(200*time.Millisecond, func() { event("owner done"); done() })
+				}
+			}
+			if _, err := run.Run(dbstat.With(ctx, dbstat.Worker)); err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(events) != 21 || events[1] != "owner done" {
+				t.Errorf("the run rendered %v; want one mark, then nothing until the owner's request was done, then the other 19", events)
+			}
+		})
 	}
 }
 

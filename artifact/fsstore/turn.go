@@ -20,9 +20,15 @@ const turnFile = ".turns"
 // mark; goroutines of one process take turns the same way (each turn
 // opens the file anew). ctx bounds the wait.
 func (s *Store) Turn(ctx context.Context, exclusive bool) (release func(), err error) {
-	f, err := s.root.OpenFile(turnFile, os.O_RDONLY|os.O_CREATE, fileMode)
+	return s.flock(ctx, turnFile, exclusive)
+}
+
+// flock takes an flock on the hidden file name (created empty when
+// missing), waiting within ctx, and returns its release.
+func (s *Store) flock(ctx context.Context, name string, exclusive bool) (release func(), err error) {
+	f, err := s.root.OpenFile(name, os.O_RDONLY|os.O_CREATE, fileMode)
 	if err != nil {
-		return nil, s.ioError("lock", turnFile, err)
+		return nil, s.ioError("lock", name, err)
 	}
 	if err := lockFile(ctx, f, exclusive); err != nil {
 		if _, owned := err.(errOwned); !owned {

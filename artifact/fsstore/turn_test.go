@@ -105,9 +105,68 @@ func TestTurnsAcrossProcesses(t *testing.T) {
 	r()
 }
 
-// TestMain is also the other process of TestTurnsAcrossProcesses: with
-// MURLOG_TURN_DIR it holds an exclusive turn there until its standard
-// input closes.
+// TestOwnersAcrossProcesses: an owner's request in another process (this
+// test binary, run again) is seen here, and waited for; owners never
+// wait for each other.
+func TestOwnersAcrossProcesses(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := open(t, dir)
+	if s.OwnersBusy() {
+		t.Fatal("busy before any owner's request")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), "MURLOG_TURN_DIR="+dir, "MURLOG_TURN_WHAT=owner")
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill() // a test that failed early: cmd.Wait below is not reached
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "held\n" {
+		in.Close()
+		t.Fatalf("the other process: %q, %v", line, err)
+	}
+	if !s.OwnersBusy() {
+		t.Error("another process's owner's request is not seen")
+	}
+	c, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	if err := s.WaitOwners(c); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("waiting beside another process's owner's request: %v; want to wait", err)
+	}
+	cancel()
+	c, cancel = context.WithTimeout(ctx, time.Second)
+	mine, err := s.Owner(c)
+	cancel()
+	if err != nil {
+		t.Fatalf("an owner's request beside another's waited: %v", err)
+	}
+	in.Close() // the other process lets go and ends
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if !s.OwnersBusy() {
+		t.Error("this process's own owner's request is not seen")
+	}
+	mine()
+	c, cancel = context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := s.WaitOwners(c); err != nil {
+		t.Fatalf("waiting when no owner's request is left: %v", err)
+	}
+	if s.OwnersBusy() {
+		t.Error("busy after every owner's request ended")
+	}
+}
+
+// TestMain is also the other process of TestTurnsAcrossProcesses and
+// TestOwnersAcrossProcesses: with MURLOG_TURN_DIR it holds an exclusive
+// turn there (or, with MURLOG_TURN_WHAT=owner, an owner's mark) until its
+// standard input closes.
 func TestMain(m *testing.M) {
 	dir := os.Getenv("MURLOG_TURN_DIR")
 	if dir == "" {
@@ -117,7 +176,11 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	r, err := s.Turn(ctx, true)
+	hold := func() (func(), error) { return s.Turn(ctx, true) }
+	if os.Getenv("MURLOG_TURN_WHAT") == "owner" {
+		hold = func() (func(), error) { return s.Owner(ctx) }
+	}
+	r, err := hold()
 	if err != nil {
 		panic(err)
 	}

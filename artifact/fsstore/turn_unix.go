@@ -53,3 +53,17 @@ type errOwned struct{ err error }
 
 func (e errOwned) Error() string { return "waiting for a render turn: " + e.err.Error() }
 func (e errOwned) Unwrap() error { return e.err }
+
+// tryLock takes an flock on f if it is free at once, reporting whether it
+// did (the lock goes with f).
+func tryLock(f *os.File, exclusive bool) (bool, error) {
+	how := syscall.LOCK_SH
+	if exclusive {
+		how = syscall.LOCK_EX
+	}
+	err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return false, nil
+	}
+	return err == nil, err
+}
