@@ -333,7 +333,7 @@ func TestCGIRequestSpawnsDetachedWorker(t *testing.T) {
 	}
 }
 
-// 3. serve and CGI on one site directory at once: 200 posts.create through
+// 3. serve and CGI on one site directory at once: 100 posts.create through
 // both front doors while jobs are enqueued and run by serve's in-process
 // worker and CGI-spawned workers. No request fails with a 5xx (SQLITE_BUSY
 // surfacing as a 500), every post is stored, every job is done.
@@ -380,7 +380,7 @@ func TestServeAndCGIShareTheDatabase(t *testing.T) {
 		id     string
 		err    string
 	}
-	const perDoor, conns = 100, 4
+	const perDoor, conns = 50, 4
 	results := make(chan result, 2*perDoor)
 	hammerDone := make(chan struct{})
 	var enq sync.WaitGroup
@@ -391,7 +391,7 @@ func TestServeAndCGIShareTheDatabase(t *testing.T) {
 			select {
 			case <-hammerDone:
 				return
-			case <-time.After(20 * time.Millisecond):
+			case <-time.After(40 * time.Millisecond):
 			}
 			if err := ws.enqueue(sleepJobs(10, func(k int) string { return fmt.Sprintf(`{"ms":%d}`, 10+k*3) })...); err != nil {
 				t.Errorf("enqueue during the load: %v", err)
