@@ -265,3 +265,32 @@ func TestAnotherProcessesWriteIsReadInTheTurn(t *testing.T) {
 		}
 	}
 }
+
+// TestADeletionIsWithdrawnFirst: the marks of a deleted post are rendered
+// (its files taken away) before the lists the deletion also marked, so a
+// pass cut short by its budget — an owner's request on a loaded machine —
+// has still stopped serving the post.
+func TestADeletionIsWithdrawnFirst(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	id := s.post(t, map[string]any{"content": "soon gone #crowd"})
+	s.rebuild(t)
+	// Deleted behind the app's back: its marks wait for the pass below.
+	if err := s.App.Store().Update(ctx, func(tx store.Tx) error { return tx.Posts().Delete(id) }); err != nil {
+		t.Fatal(err)
+	}
+	rb, _ := s.App.Artifacts()
+	run := *rb
+	var first []artifact.Key
+	run.Forget = func(ks ...artifact.Key) {
+		if first == nil {
+			first = ks
+		}
+	}
+	if _, err := run.Run(dbstat.With(ctx, dbstat.Worker)); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(first, artifact.MustParseKey("ap/@alice/"+id+".as")) {
+		t.Errorf("the pass began with %v; want the deleted post's documents", first)
+	}
+}
