@@ -55,9 +55,11 @@ bench:
 # and runs murlog serve on 5,000 posts at 60% of R (TestSpikeLimitLoad,
 # about 4 minutes), and the same spike against murlog as CGI under Apache,
 # counting murlog processes and their memory, against Apache serving the
-# same bytes as files (e2e/spike_cgi_load_test.go, about 2.5 minutes).
+# same bytes as files (e2e/spike_cgi_load_test.go, about 2.5 minutes), and
+# a publish on a 50,000-post site as CGI under Apache, timed until Apache
+# serves it everywhere (e2e/publish_cgi_load_test.go, a few minutes).
 # MURLOG_SPIKE_SECONDS=10 makes the spikes short; docs/benchmarks.md has
 # the rest.
 load:
 	MURLOG_BENCH_LOAD=1 go test -run Load -v -timeout 60m ./bench/
-	MURLOG_BENCH_LOAD=1 go test -run SpikeCGILoad -v -timeout 30m ./e2e/
+	MURLOG_BENCH_LOAD=1 go test -run 'SpikeCGILoad|PublishVisibilityCGILoad' -v -timeout 30m ./e2e/
