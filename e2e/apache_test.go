@@ -127,12 +127,7 @@ func TestSetupPostAndReadThroughApache(t *testing.T) {
 	// to data/metrics/statements as it ends, and any process's /metrics
 	// reads them (the scrape itself is "system").
 	const token = "cgi-metrics-token-0123456789"
-	ini, err := os.OpenFile(s.Path("murlog.ini"), os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fmt.Fprintf(ini, "metrics_token = %q\n", token)
-	ini.Close()
+	setMetricsToken(t, s, token)
 	public := func() int {
 		resp, body := get(t, s.URL, "/metrics", map[string]string{"Authorization": "Bearer " + token})
 		if resp.StatusCode != http.StatusOK {
@@ -413,5 +408,19 @@ func TestUnreadRequestBodyKeepsResponseIntact(t *testing.T) {
 	}
 	if log := s.ErrorLog(); strings.Contains(log, "AH00574") {
 		t.Errorf("Apache logged reset CGI output (AH00574); want none")
+	}
+}
+
+// setMetricsToken adds metrics_token to the site's murlog.ini, as the owner
+// would to scrape /metrics.
+func setMetricsToken(t *testing.T, s *apachetest.Server, token string) {
+	t.Helper()
+	ini, err := os.OpenFile(s.Path("murlog.ini"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ini.Close()
+	if _, err := fmt.Fprintf(ini, "metrics_token = %q\n", token); err != nil {
+		t.Fatal(err)
 	}
 }

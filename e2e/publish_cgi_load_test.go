@@ -47,12 +47,7 @@ func TestPublishVisibilityCGILoad(t *testing.T) {
 	prog := s.Path(apachetest.Script)
 	t.Cleanup(func() { apachetest.KillWorkers(prog) })
 	const token = "cgi-publish-metrics-token-0123456789"
-	ini, err := os.OpenFile(s.Path("murlog.ini"), os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fmt.Fprintf(ini, "metrics_token = %q\n", token)
-	ini.Close()
+	setMetricsToken(t, s, token)
 	var tok struct {
 		Token string `json:"token"`
 	}

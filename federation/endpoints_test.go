@@ -284,7 +284,7 @@ func TestActorCacheTTL(t *testing.T) {
 	s, clk := site(t)
 	base := s.Server.URL
 	get(t, base, "/@alice", apAccept)
-	rename(t, s, "Renamed")
+	s.Rename(t, "Renamed")
 	clk.advance(federation.DefaultTTL + time.Second)
 	if n := str(get(t, base, "/@alice", apAccept).json(t), "name"); n == "Renamed" {
 		t.Errorf("name = %q before the rebuild; want the artifact", n)

@@ -149,19 +149,3 @@ func personaID(t *testing.T, s *testsite.Site) string {
 	}
 	return ps.Items[0].ID
 }
-
-// rename changes alice's display name in the database directly, behind
-// the app's back, as another process would.
-func rename(t *testing.T, s *testsite.Site, name string) {
-	t.Helper()
-	if err := s.App.Store().Update(ctx, func(tx store.Tx) error {
-		p, err := tx.Personas().GetByUsername("alice")
-		if err != nil {
-			return err
-		}
-		p.DisplayName = name
-		return tx.Personas().Update(p)
-	}); err != nil {
-		t.Fatal(err)
-	}
-}

@@ -205,7 +205,7 @@ func TestOneShotSkipsTheCache(t *testing.T) {
 	t.Parallel()
 	s, base, _ := portSite(t, federation.Deps{OneShot: true})
 	get(t, base, "/@alice", apAccept)
-	rename(t, s, "Fresh")
+	s.Rename(t, "Fresh")
 	if n := str(get(t, base, "/@alice", apAccept).json(t), "name"); n != "Fresh" {
 		t.Errorf("one-shot name = %q; want the database's Fresh at once", n)
 	}

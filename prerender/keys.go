@@ -146,12 +146,12 @@ func listKey(base, q string) (string, bool) {
 // cursor: html/@alice/index~after/<id>.html, and index~plain~after/ for
 // the plain mode. Only the queries the blog's own links carry are mapped
 // (url.Values.Encode orders the keys), only with a post id for a cursor;
-// the blog says which of those pages may be kept (blog.TransientHeader:
+// the blog says which of those pages may be kept (artifact.TransientHeader:
 // the first blog.MaxCursorPages of each list), so no cursor anyone makes
 // up leaves a file.
-var cursorVariants = []struct{ after, query, folder string }{
-	{"after=", "", "~after"},
-	{"after=", "&mode=plain", "~plain~after"},
+var cursorVariants = []struct{ query, folder string }{
+	{"", "~after"},
+	{"&mode=plain", "~plain~after"},
 }
 
 func cursorKey(base, q string) (string, bool) {
@@ -184,16 +184,10 @@ func cursorDoc(dir, file string) (Doc, bool) {
 	}
 	for _, v := range cursorVariants {
 		if folder == "index"+v.folder {
-			return Doc{Path: "/" + parent, Query: v.after + id + v.query, Accept: acceptHTML}, true
+			return Doc{Path: "/" + parent, Query: "after=" + id + v.query, Accept: acceptHTML}, true
 		}
 	}
 	return Doc{}, false
-}
-
-// Cursor reports whether k is a cursor page's key.
-func Cursor(k artifact.Key) bool {
-	dir, _ := splitLast(k.String())
-	return strings.HasSuffix(dir, "index~after") || strings.HasSuffix(dir, "index~plain~after")
 }
 
 func personaKey(rest, q, accept string) (string, bool) {

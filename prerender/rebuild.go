@@ -341,7 +341,7 @@ func (e markError) Unwrap() error { return e.err }
 // inline (an owner's request waiting), what only crawlers read (Crawled)
 // is not rendered but marked for the job.
 func (rb *Rebuilder) renderMarks(ctx context.Context, marks []store.DirtyKey, deadline time.Time, st *Stats, inline bool) ([]error, error) {
-	marks = withdrawalsFirst(marks)
+	withdrawalsFirst(marks)
 	var done []store.DirtyKey
 	var failed []error
 	var later map[string]bool
@@ -395,22 +395,18 @@ func (rb *Rebuilder) renderMarks(ctx context.Context, marks []store.DirtyKey, de
 // and its marks only take files away, which costs next to nothing, while
 // the lists the deletion also marked may take a loaded machine the whole
 // budget of the owner's request.
-func withdrawalsFirst(marks []store.DirtyKey) []store.DirtyKey {
-	if !slices.ContainsFunc(marks, isWithdrawal) {
-		return marks
-	}
-	out := make([]store.DirtyKey, 0, len(marks))
-	for _, first := range []bool{true, false} {
-		for _, m := range marks {
-			if isWithdrawal(m) == first {
-				out = append(out, m)
-			}
-		}
-	}
-	return out
+func withdrawalsFirst(marks []store.DirtyKey) {
+	slices.SortStableFunc(marks, func(a, b store.DirtyKey) int {
+		return cmp.Compare(withdrawal(b), withdrawal(a))
+	})
 }
 
-func isWithdrawal(m store.DirtyKey) bool { return strings.HasPrefix(m.Key, "gone/") }
+func withdrawal(m store.DirtyKey) int {
+	if strings.HasPrefix(m.Key, "gone/") {
+		return 1
+	}
+	return 0
+}
 
 // Crawled reports whether k is only for crawlers and costly — the
 // sitemap: megabytes on a big site (50,000 addresses) — so that an owner's

@@ -215,20 +215,7 @@ func TestAnotherProcessesWriteIsReadInTheTurn(t *testing.T) {
 	s := newSite(t)
 	ids := []string{s.post(t, map[string]any{"content": "one"}), s.post(t, map[string]any{"content": "two"})}
 	s.rebuild(t)
-	setName := func(name string) {
-		t.Helper()
-		if err := s.App.Store().Update(ctx, func(tx store.Tx) error {
-			p, err := tx.Personas().GetByUsername("alice")
-			if err != nil {
-				return err
-			}
-			p.DisplayName = name
-			return tx.Personas().Update(p)
-		}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	setName("Alice Before")
+	s.Rename(t, "Alice Before")
 	s.rebuild(t) // what the rename marked (the store marks what a persona row shows in)
 	for _, id := range ids {
 		if err := (prerender.Marks{Store: s.App.Store()}).Add(ctx, "key:html/@alice/"+id+"/index.html"); err != nil {
@@ -241,7 +228,7 @@ func TestAnotherProcessesWriteIsReadInTheTurn(t *testing.T) {
 	marks := 0
 	run.Forget = func(ks ...artifact.Key) {
 		if marks++; marks == 1 {
-			setName("Alice After") // committed by "another process": no Invalidate here
+			s.Rename(t, "Alice After") // committed by "another process": no Invalidate here
 		}
 	}
 	if _, err := run.Run(dbstat.With(ctx, dbstat.Worker)); err != nil {

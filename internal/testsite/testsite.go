@@ -21,6 +21,7 @@ import (
 	"github.com/murlog/murlog/app"
 	"github.com/murlog/murlog/client"
 	"github.com/murlog/murlog/persona"
+	"github.com/murlog/murlog/store"
 )
 
 // Password is the owner password of every test site.
@@ -153,6 +154,23 @@ func Discard() *slog.Logger { return slog.New(slog.NewJSONHandler(io.Discard, ni
 func (s *Site) WriteFile(tb testing.TB, name, content string, mode os.FileMode) {
 	tb.Helper()
 	if err := os.WriteFile(filepath.Join(s.Dir, name), []byte(content), mode); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// Rename changes alice's display name in the database directly, behind
+// the app's back, as another process would (nothing in this process is
+// told).
+func (s *Site) Rename(tb testing.TB, name string) {
+	tb.Helper()
+	if err := s.App.Store().Update(context.Background(), func(tx store.Tx) error {
+		p, err := tx.Personas().GetByUsername("alice")
+		if err != nil {
+			return err
+		}
+		p.DisplayName = name
+		return tx.Personas().Update(p)
+	}); err != nil {
 		tb.Fatal(err)
 	}
 }
