@@ -6,6 +6,7 @@ import (
 	"io"
 	"mime"
 	"strings"
+	"sync"
 
 	"github.com/andybalholm/brotli"
 )
@@ -16,8 +17,19 @@ import (
 type encoding struct {
 	name   string // the Content-Encoding
 	suffix string
-	encode func(w io.Writer, large bool) io.WriteCloser
-	decode func(r io.Reader) (io.Reader, error)
+	// writers hold reset encoders, a small body's [0] and a large one's
+	// [1] (their levels differ): a new brotli writer allocates and clears
+	// about a megabyte of tables, a gzip one 800 KB — 0.8 ms of a 1.5 KB
+	// note's 0.9 ms, against 0.15 ms reset, and a publish compresses about
+	// twenty documents, under the crowd it is answering meanwhile.
+	writers [2]sync.Pool
+	decode  func(r io.Reader) (io.Reader, error)
+}
+
+// resetter is an encoder the pools keep: brotli's and gzip's writers.
+type resetter interface {
+	io.WriteCloser
+	Reset(w io.Writer)
 }
 
 // encodings, the one served first when a client takes several: brotli,
@@ -28,25 +40,36 @@ type encoding struct {
 // much for the pages a publish renders before it answers. A large body (a
 // sitemap of 5,000 addresses, 630 KB): gzip 6 and brotli 4, 7 and 13 ms
 // against 23 and 29 ms, within 1% of the size.
-var encodings = [...]encoding{
+var encodings = [...]*encoding{
 	{name: "br", suffix: ".br",
-		encode: func(w io.Writer, large bool) io.WriteCloser {
-			if large {
-				return brotli.NewWriterLevel(w, 4)
-			}
-			return brotli.NewWriterLevel(w, 5)
+		writers: [2]sync.Pool{
+			{New: func() any { return brotli.NewWriterLevel(nil, 5) }},
+			{New: func() any { return brotli.NewWriterLevel(nil, 4) }},
 		},
 		decode: func(r io.Reader) (io.Reader, error) { return brotli.NewReader(r), nil }},
 	{name: "gzip", suffix: ".gz",
-		encode: func(w io.Writer, large bool) io.WriteCloser {
-			level := gzip.BestCompression
-			if large {
-				level = gzip.DefaultCompression
-			}
-			zw, _ := gzip.NewWriterLevel(w, level)
-			return zw
+		writers: [2]sync.Pool{
+			{New: func() any { zw, _ := gzip.NewWriterLevel(nil, gzip.BestCompression); return zw }},
+			{New: func() any { zw, _ := gzip.NewWriterLevel(nil, gzip.DefaultCompression); return zw }},
 		},
 		decode: func(r io.Reader) (io.Reader, error) { return gzip.NewReader(r) }},
+}
+
+// encode returns body in enc, with a pooled encoder.
+func (enc *encoding) encode(body []byte) []byte {
+	pool := &enc.writers[0]
+	if len(body) >= largeBody {
+		pool = &enc.writers[1]
+	}
+	w := pool.Get().(resetter)
+	var b bytes.Buffer
+	w.Reset(&b)
+	w.Write(body)
+	w.Close()
+	// Pooled still pointing at b: a reset here would clear the tables a
+	// second time, and b's bytes are the caller's variant anyway.
+	pool.Put(w)
+	return b.Bytes()
 }
 
 // largeBody is where a body is large enough to take the faster levels.
@@ -68,11 +91,7 @@ func compress(contentType string, body []byte) variants {
 		return vs
 	}
 	for i, enc := range encodings {
-		var b bytes.Buffer
-		w := enc.encode(&b, len(body) >= largeBody)
-		w.Write(body)
-		w.Close()
-		vs[i] = b.Bytes()
+		vs[i] = enc.encode(body)
 	}
 	// Brotli may lose to gzip on long repetitive XML (a sitemap): then
 	// only gzip is kept, and served.
