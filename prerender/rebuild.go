@@ -493,13 +493,17 @@ func (rb *Rebuilder) mark(ctx context.Context, m store.DirtyKey, deadline time.T
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, renderers)
+	forget := slices.Clone(drop)
 	for _, k := range keys {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			_, err := rb.Renderer.Rebuild(ctx, k)
+			_, changed, err := rb.Renderer.RebuildChanged(ctx, k)
 			mu.Lock()
 			defer mu.Unlock()
+			if changed {
+				forget = append(forget, k)
+			}
 			if err != nil {
 				errs = append(errs, err)
 				return
@@ -509,7 +513,7 @@ func (rb *Rebuilder) mark(ctx context.Context, m store.DirtyKey, deadline time.T
 	}
 	wg.Wait()
 	if rb.Forget != nil {
-		rb.Forget(append(keys, drop...)...)
+		rb.Forget(forget...)
 	}
 	return n, errors.Join(errs...)
 }

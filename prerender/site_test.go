@@ -304,8 +304,11 @@ func TestWritesAheadOfABacklog(t *testing.T) {
 	s.rebuild(t)
 	// A site-wide change made behind the app's back after the backlog:
 	// the run takes it first, and the home page and the older post's page
-	// among the site's, before any of the backlog.
+	// among the site's, before any of the backlog. (The author's name
+	// changes, so those pages do: one rendered as it was stored is not
+	// written again, nor forgotten.)
 	markBacklog()
+	s.Rename(t, "Alice Renamed")
 	if err := s.App.Store().Update(ctx, func(tx store.Tx) error { return tx.DirtyKeys().Mark("site") }); err != nil {
 		t.Fatal(err)
 	}
@@ -515,4 +518,58 @@ func TestScheduledLockdownReachesThePointer(t *testing.T) {
 	locked("once the lockdown began", true)
 	s.clock.Advance(time.Hour)
 	locked("once it lifted", false)
+}
+
+// TestUnchangedIsNotWrittenAgain: a publish marks documents that may not
+// have changed (the actor, its featured collection); those rendered as
+// they are stored are not written again, the changed ones are, and one
+// whose variant is gone is written whole again.
+func TestUnchangedIsNotWrittenAgain(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	s.post(t, map[string]any{"content": "the first post"})
+	s.rebuild(t)
+	_, st := s.App.Artifacts()
+	written := func(key string) time.Time {
+		t.Helper()
+		m, err := st.Stat(ctx, artifact.MustParseKey(key))
+		if err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+		return m.ModTime
+	}
+	const actor, featured, home = "ap/@alice.as", "ap/@alice/featured.as", "html/index.html"
+	before := map[string]time.Time{actor: written(actor), featured: written(featured), home: written(home)}
+	rendered := s.App.Events().N[dbstat.ArtifactRebuild]
+	s.post(t, map[string]any{"content": "the second post"})
+	s.rebuild(t)
+	if s.App.Events().N[dbstat.ArtifactRebuild] == rendered {
+		t.Fatal("the publish rendered nothing")
+	}
+	for _, k := range []string{actor, featured} {
+		if w := written(k); !w.Equal(before[k]) {
+			t.Errorf("%s was written again by a publish that did not change it (%s, then %s)", k, before[k], w)
+		}
+	}
+	if w := written(home); w.Equal(before[home]) {
+		t.Errorf("the home page was not written again by the publish")
+	}
+	if got := s.get(t, "/", browser).body; !strings.Contains(got, "the second post") {
+		t.Errorf("the home page lacks the new post")
+	}
+	// A variant lost: the next render of the actor writes it all again.
+	dir := st.(interface{ Dir() string }).Dir()
+	if err := os.Remove(filepath.Join(dir, "ap", "@alice.as.gz")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.App.Store().Update(ctx, func(tx store.Tx) error { return tx.DirtyKeys().Mark("key:" + actor) }); err != nil {
+		t.Fatal(err)
+	}
+	s.rebuild(t)
+	if _, err := st.Stat(ctx, artifact.MustParseKey(actor+".gz")); err != nil {
+		t.Errorf("the actor's gzip variant was not written again: %v", err)
+	}
+	if res := s.get(t, "/@alice", ap, "Accept-Encoding", "gzip"); res.status != 200 || res.header.Get("Content-Encoding") != "gzip" {
+		t.Errorf("the actor after the rewrite: %d, Content-Encoding %q", res.status, res.header.Get("Content-Encoding"))
+	}
 }
