@@ -1,6 +1,10 @@
 package activitypub
 
-import "strings"
+import (
+	"strings"
+	"sync"
+	"sync/atomic"
+)
 
 // MediaType is the ActivityPub media type murlog sends and prefers.
 const MediaType = "application/activity+json"
@@ -22,6 +26,33 @@ func Accepts(accept string) bool {
 	if accept == MediaType {
 		return true // what most servers send
 	}
+	if len(accept) > maxRemembered {
+		return accepts(accept)
+	}
+	if v, ok := remembered.Load(accept); ok {
+		return v.(bool)
+	}
+	v := accepts(accept)
+	if rememberedN.Add(1) <= maxRemembered {
+		remembered.Store(accept, v)
+	}
+	return v
+}
+
+// Answers of Accepts, by header: a crowd of servers and browsers sends a
+// handful of distinct Accept headers, and every read of a persona's
+// address asks (parsing one was a tenth of what an artifact hit cost
+// murlog serve). The first maxRemembered headers of up to maxRemembered
+// bytes are kept for the process's life — bounded whatever clients send;
+// the rest are parsed each time.
+const maxRemembered = 256
+
+var (
+	remembered  sync.Map // string → bool
+	rememberedN atomic.Int64
+)
+
+func accepts(accept string) bool {
 	ap, html := -1.0, -1.0
 	htmlSpecific := -1 // how specific the range that set html was
 	forEachOutsideQuotes(accept, ',', func(r string) {

@@ -1,6 +1,10 @@
 package activitypub
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 func TestAccepts(t *testing.T) {
 	t.Parallel()
@@ -57,9 +61,37 @@ func TestAccepts(t *testing.T) {
 		{"garbage", false},
 		{";;;,,,", false},
 	} {
-		if got := Accepts(c.accept); got != c.want {
-			t.Errorf("Accepts(%q) = %v; want %v", c.accept, got, c.want)
+		// Twice: the second answer is the remembered one.
+		for round := 0; round < 2; round++ {
+			if got := Accepts(c.accept); got != c.want {
+				t.Errorf("Accepts(%q) = %v (round %d); want %v", c.accept, got, round, c.want)
+			}
 		}
+	}
+}
+
+// TestAcceptsRemembersABoundedNumber: however many distinct headers
+// clients send, at most maxRemembered are kept, none longer than
+// maxRemembered bytes, and the ones not kept are answered right.
+func TestAcceptsRemembersABoundedNumber(t *testing.T) {
+	t.Parallel()
+	for i := 0; i < 3*maxRemembered; i++ {
+		h := fmt.Sprintf("text/html;q=0.%d, application/activity+json;q=0.5", i%10)
+		h += strings.Repeat(" ", i)
+		if got, want := Accepts(h), i%10 <= 5; got != want { // ActivityPub wins ties
+			t.Fatalf("Accepts(%q) = %v; want %v", h, got, want)
+		}
+	}
+	n := 0
+	remembered.Range(func(k, _ any) bool {
+		n++
+		if len(k.(string)) > maxRemembered {
+			t.Errorf("a header of %d bytes is kept", len(k.(string)))
+		}
+		return true
+	})
+	if n > maxRemembered {
+		t.Errorf("%d headers kept; want at most %d", n, maxRemembered)
 	}
 }
 
