@@ -2,6 +2,7 @@ package trace
 
 import (
 	"context"
+	"sync"
 	"testing"
 )
 
@@ -37,5 +38,33 @@ func TestNewAndChild(t *testing.T) {
 	}
 	if _, ok := From(context.Background()); ok {
 		t.Error("From(empty) reported a trace")
+	}
+}
+
+// TestIDsAreDistinct: ids from every goroutine are well-formed and never
+// repeat, in the trace and span halves alike.
+func TestIDsAreDistinct(t *testing.T) {
+	t.Parallel()
+	const per, goroutines = 20_000, 4
+	got := make(chan Context, per*goroutines)
+	var wg sync.WaitGroup
+	for range goroutines {
+		wg.Go(func() {
+			for range per {
+				got <- New()
+			}
+		})
+	}
+	wg.Wait()
+	close(got)
+	seen := map[string]bool{}
+	for c := range got {
+		if _, ok := Parse(c.String()); !ok {
+			t.Fatalf("%q does not parse", c)
+		}
+		if seen[c.TraceID] || seen[c.SpanID] {
+			t.Fatalf("an id repeats: %+v", c)
+		}
+		seen[c.TraceID], seen[c.SpanID] = true, true
 	}
 }
