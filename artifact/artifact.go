@@ -129,6 +129,14 @@ func CheckPrefix(prefix string) error {
 }
 
 func check(s string, prefix bool) error {
+	if asciiKey(s, prefix) {
+		return nil
+	}
+	return checkFull(s, prefix)
+}
+
+// checkFull is check the long way, for any string.
+func checkFull(s string, prefix bool) error {
 	const field = "key"
 	switch {
 	case s == "":
@@ -161,6 +169,40 @@ func check(s string, prefix bool) error {
 	}
 	return nil
 }
+
+// asciiKey reports whether s is a valid key (a prefix with prefix) made
+// of ASCII alone, as nearly every key is: check's answer for it without
+// its Unicode tables or allocations (every public read makes a key).
+// False is no verdict: check looks at s the long way.
+func asciiKey(s string, prefix bool) bool {
+	if s == "" || len(s) > MaxKey {
+		return false
+	}
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && s[i] != '/' {
+			if s[i] >= utf8.RuneSelf || !asciiAllowed[s[i]] {
+				return false
+			}
+			continue
+		}
+		seg := s[start:i]
+		switch {
+		case seg == "" && prefix && i == len(s):
+		case seg == "", seg[0] == '.', len(seg) > MaxSegment:
+			return false
+		}
+		start = i + 1
+	}
+	return true
+}
+
+var asciiAllowed = func() (t [utf8.RuneSelf]bool) {
+	for r := rune(0); r < utf8.RuneSelf; r++ {
+		t[r] = allowed(r)
+	}
+	return t
+}()
 
 func allowed(r rune) bool {
 	if r < utf8.RuneSelf {
