@@ -3,6 +3,7 @@ package app
 import (
 	"net/http"
 	"path/filepath"
+	"time"
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/blog"
@@ -35,7 +36,8 @@ func (a *App) themeSet(cfg *config.Config) *theme.Set {
 // documents do), and the texts derived from post HTML; a CGI process
 // keeps nothing.
 func (a *App) wireBlog(rt *running) {
-	l := &blog.Loader{Site: rt.site, Store: rt.eng.store, Themes: a.themeSet(rt.cfg), Log: a.log, Now: a.opts.Now}
+	l := &blog.Loader{Site: rt.site, Store: rt.eng.store, Themes: a.themeSet(rt.cfg), Log: a.log, Now: a.opts.Now,
+		SearchBudget: time.Duration(rt.cfg.SearchBudgetMS) * time.Millisecond}
 	if !a.opts.OneShot {
 		l.SiteTTL, l.TextCache = blogSiteTTL, blogTextCache
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/murlog/murlog"
 	"github.com/murlog/murlog/store"
@@ -31,7 +32,13 @@ func TestNotSetUpThenRunning(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "data"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	a, err := New(ctx, Options{ConfigPath: ini, Getenv: func(string) string { return "" },
+	getenv := func(k string) string {
+		if k == "MURLOG_SEARCH_BUDGET_MS" {
+			return "120"
+		}
+		return ""
+	}
+	a, err := New(ctx, Options{ConfigPath: ini, Getenv: getenv,
 		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)), OneShot: true})
 	if err != nil {
 		t.Fatal(err)
@@ -80,6 +87,9 @@ func TestNotSetUpThenRunning(t *testing.T) {
 	}
 	if rt.site.Domain != "blog.example" {
 		t.Errorf("running site domain = %q; want blog.example", rt.site.Domain)
+	}
+	if rt.blogLoader.SearchBudget != 120*time.Millisecond {
+		t.Errorf("the blog's search budget is %s; want search_budget_ms's 120 ms", rt.blogLoader.SearchBudget)
 	}
 	v := reflect.ValueOf(rt).Elem()
 	for i := 0; i < v.NumField(); i++ {

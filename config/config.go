@@ -88,7 +88,18 @@ type Config struct {
 	// a class not named keeps its default (httpd.DefaultBlockLimits).
 	// They apply under CGI only.
 	ShieldBlockLimits map[string]int
+	// SearchBudgetMS is how long, in milliseconds, one search of the
+	// public blog may run before its page says it is too expensive; 0
+	// means store.SearchBudget (50). A slow shared host may need more.
+	SearchBudgetMS int
 }
+
+// Bounds of search_budget_ms: below 10 ms nearly every search fails; a
+// search of seconds would let one reader hold a core.
+const (
+	MinSearchBudgetMS = 10
+	MaxSearchBudgetMS = 2000
+)
 
 // ShieldClasses are the classes shield_block_limits may name.
 var ShieldClasses = []string{"login", "inbox", "search", "api"}
@@ -96,7 +107,7 @@ var ShieldClasses = []string{"login", "inbox", "search", "api"}
 // Keys lists every key murlog.ini accepts, in the order they are written.
 var Keys = []string{"db_driver", "data_dir", "media_path", "web_dir", "themes_dir", "artifact_dir", "listen", "scheme", "trusted_proxy", "log_level",
 	"worker_min_concurrency", "worker_max_concurrency", "metrics_token", "queue_dual_write", "queue_read_from",
-	"queue_single_write", "allow_private_network", "inbox_rate_limit", "job_lease", "shield_block_limits"}
+	"queue_single_write", "allow_private_network", "inbox_rate_limit", "job_lease", "shield_block_limits", "search_budget_ms"}
 
 // Default returns the configuration murlog assumes for an ini at path that
 // does not exist yet.
@@ -258,6 +269,8 @@ func (c *Config) set(key, v string) error {
 		c.JobLease, err = positive(v, MinJobLease, MaxJobLease)
 	case "shield_block_limits":
 		c.ShieldBlockLimits, err = blockLimits(v)
+	case "search_budget_ms":
+		c.SearchBudgetMS, err = positive(v, MinSearchBudgetMS, MaxSearchBudgetMS)
 	case "queue_read_from":
 		if v != "primary" && v != "secondary" {
 			return fmt.Errorf("must be primary or secondary, not %q", v)

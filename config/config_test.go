@@ -369,3 +369,26 @@ func TestJobLeaseBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchBudgetBounds: search_budget_ms takes whole milliseconds from
+// MinSearchBudgetMS to MaxSearchBudgetMS; outside them it is refused with
+// the variable named; unset it leaves the store's default (0 here).
+func TestSearchBudgetBounds(t *testing.T) {
+	t.Parallel()
+	p := filepath.Join(t.TempDir(), FileName)
+	if c, err := Load(p, env(nil)); err != nil || c.SearchBudgetMS != 0 {
+		t.Errorf("no search_budget_ms: %d, %v; want 0 (the store's default)", c.SearchBudgetMS, err)
+	}
+	for _, tc := range []struct {
+		v    string
+		want int
+	}{{"10", 10}, {"50", 50}, {"2000", 2000}, {"9", 0}, {"2001", 0}, {"0", 0}, {"50ms", 0}} {
+		c, err := Load(p, env(map[string]string{"MURLOG_SEARCH_BUDGET_MS": tc.v}))
+		switch {
+		case tc.want == 0 && (err == nil || !strings.Contains(err.Error(), "MURLOG_SEARCH_BUDGET_MS") || !strings.Contains(err.Error(), "from 10 to 2000")):
+			t.Errorf("MURLOG_SEARCH_BUDGET_MS=%s: %v; want it refused, naming the variable and the bounds", tc.v, err)
+		case tc.want != 0 && (err != nil || c.SearchBudgetMS != tc.want):
+			t.Errorf("MURLOG_SEARCH_BUDGET_MS=%s: %+v, %v; want %d", tc.v, c, err, tc.want)
+		}
+	}
+}
