@@ -156,26 +156,22 @@ func (h *Handler) stats(ctx context.Context) (*snapshot, *stats, error) {
 	return snap, st, nil
 }
 
-// countPosts counts the posts that pass the publication predicate, page
-// by page in one read transaction. The store has no count for that yet;
-// the result is kept for the TTL, so this runs at most once per TTL.
+// countPosts counts the posts that pass the publication predicate, by
+// persona, in one statement. The result is kept for the TTL, but every
+// publish renders the outbox and NodeInfo again: listing the posts to
+// count them read every row (on a 5,000-post site, 80 ms of each publish
+// and a fifth of murlog serve's CPU under a crowd, the owner posting).
 func (h *Handler) countPosts(ctx context.Context, st *stats) error {
 	now := h.d.Now()
 	return h.d.Store.View(ctx, func(tx store.Tx) error {
-		before := ""
-		for {
-			page, err := tx.Posts().List(store.PostQuery{Audience: murlog.AudiencePublic, Now: now, Before: before, Limit: 100})
-			if err != nil {
-				return fmt.Errorf("federation: count posts: %w", err)
-			}
-			for _, p := range page {
-				st.posts++
-				st.byPerson[p.PersonaID]++
-			}
-			if len(page) < 100 {
-				return nil
-			}
-			before = page[len(page)-1].ID
+		counts, err := tx.Posts().CountPublic(now)
+		if err != nil {
+			return fmt.Errorf("federation: count posts: %w", err)
 		}
+		for id, n := range counts {
+			st.posts += n
+			st.byPerson[id] = n
+		}
+		return nil
 	})
 }

@@ -162,6 +162,12 @@ type Posts interface {
 	// List returns posts in the order the query's audience implies, newest
 	// first. Limit must be positive.
 	List(q PostQuery) ([]*murlog.Post, error)
+	// CountPublic returns, by persona id, how many posts List with
+	// AudiencePublic lists at now (published public and unlisted posts,
+	// pages left out); a persona with none is absent. The outbox's and
+	// NodeInfo's totals: every publish changes them, so they are counted,
+	// not listed.
+	CountPublic(now time.Time) (map[string]int, error)
 	// Replies returns up to limit local posts (any state) replying to
 	// uri, oldest first.
 	Replies(uri string, limit int) ([]*murlog.Post, error)

@@ -105,6 +105,24 @@ func (r posts) Delete(id string) error {
 	return affected(res, err, "post")
 }
 
+func (r posts) CountPublic(now time.Time) (map[string]int, error) {
+	rows, err := r.t.query("SELECT persona_id, COUNT(*) FROM posts WHERE "+publicPredicate+" AND page = 0 GROUP BY persona_id", micros(now))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var id string
+		var n int
+		if err := rows.Scan(&id, &n); err != nil {
+			return nil, mapErr(err)
+		}
+		out[id] = n
+	}
+	return out, mapErr(rows.Err())
+}
+
 // List pages with keyset cursors: the public audience in
 // (published_at, id) order, the owner in id order.
 func (r posts) List(q store.PostQuery) ([]*murlog.Post, error) {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"testing"
 	"time"
 
@@ -262,12 +263,42 @@ func testPublicationPredicate(t *testing.T, open Opener) {
 			update(t, s, func(tx store.Tx) error { return tx.Posts().Create(p) })
 		}
 	}
+	// A page is in no list; another persona's post counts for it alone.
+	page := NewPost(per.ID, &past, murlog.VisibilityPublic, c.t)
+	page.Page = true
+	other := NewPersona("other", false, c.t)
+	otherPost := NewPost(other.ID, &past, murlog.VisibilityPublic, c.t)
+	update(t, s, func(tx store.Tx) error {
+		if err := tx.Posts().Create(page); err != nil {
+			return err
+		}
+		if err := tx.Personas().Create(other); err != nil {
+			return err
+		}
+		return tx.Posts().Create(otherPost)
+	})
 	check := func(now time.Time) {
 		want := map[string]bool{}
 		for _, p := range all {
 			if p.PublicAt(now) {
 				want[p.ID] = true
 			}
+		}
+		var counts map[string]int
+		view(t, s, func(tx store.Tx) error {
+			var err error
+			counts, err = tx.Posts().CountPublic(now)
+			return err
+		})
+		wantCounts := map[string]int{}
+		if len(want) > 0 {
+			wantCounts[per.ID] = len(want)
+		}
+		if otherPost.PublicAt(now) {
+			wantCounts[other.ID] = 1
+		}
+		if !maps.Equal(counts, wantCounts) {
+			t.Errorf("at %v: CountPublic = %v; want %v (what the public listing lists, by persona)", now, counts, wantCounts)
 		}
 		var got []*murlog.Post
 		view(t, s, func(tx store.Tx) error {
@@ -289,8 +320,8 @@ func testPublicationPredicate(t *testing.T, open Opener) {
 			owner, err = tx.Posts().List(store.PostQuery{Audience: murlog.AudienceOwner, Now: now, Limit: 100})
 			return err
 		})
-		if len(owner) != len(all) {
-			t.Errorf("owner listing has %d posts; want all %d", len(owner), len(all))
+		if len(owner) != len(all)+2 { // and the page and the other persona's post
+			t.Errorf("owner listing has %d posts; want all %d", len(owner), len(all)+2)
 		}
 	}
 	check(c.t)                      // exact boundary: published_at == now is public
