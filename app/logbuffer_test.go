@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"sync"
 	"testing"
@@ -67,6 +68,15 @@ func TestServeLoggerGathersLines(t *testing.T) {
 	for range 40 {
 		log.Info("request", "path", long)
 	}
+	// Written by the buffer's own goroutine: wait for it (the timer alone
+	// would take 100 ms; the size does not wait for it).
+	deadline := time.Now().Add(10 * time.Second)
+	for len(w.all()) < 3 && time.Now().Before(deadline) {
+		select {
+		case <-w.wrote:
+		case <-time.After(time.Until(deadline)):
+		}
+	}
 	if got := w.all(); len(got) < 3 {
 		t.Errorf("40 lines of 1 KB made %d writes; want one at 32 KB at least", len(got)-2)
 	}
@@ -77,5 +87,71 @@ func TestServeLoggerGathersLines(t *testing.T) {
 	}
 	if n != 40 {
 		t.Errorf("%d of the 40 long lines written after flush; want all", n)
+	}
+}
+
+// stuck is a writer that blocks until released, as a pipe whose reader
+// does not read: every Write waits on release.
+type stuck struct {
+	release chan struct{}
+	writes
+}
+
+func (w *stuck) Write(p []byte) (int, error) {
+	<-w.release
+	return w.writes.Write(p)
+}
+
+// TestServeLoggerNeverWaitsForItsReader: with stderr's reader stuck, a
+// crowd's info lines return at once — they wait in memory up to
+// logMaxWaiting bytes and beyond it are dropped and counted — and once
+// the reader reads again, every line kept is written in order, followed
+// by a warning that says how many were dropped.
+func TestServeLoggerNeverWaitsForItsReader(t *testing.T) {
+	t.Parallel()
+	w := &stuck{release: make(chan struct{}), writes: writes{wrote: make(chan struct{}, 1)}}
+	log, flush := NewServeLogger(w, "info")
+	const lines = 20_000 // ~3.5 MB of lines: more than logMaxWaiting
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range lines {
+			log.Info("request", "n", i, "path", "/@alice/01a252f0-182d-7dfd-9691-77122298d592")
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("logging waited for a reader that does not read")
+	}
+	close(w.release)
+	flush()
+	var out strings.Builder
+	for _, s := range w.all() {
+		out.WriteString(s)
+	}
+	all := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	kept, last, dropped := 0, -1, 0
+	for _, line := range all {
+		var l struct {
+			Msg     string
+			N       *int
+			Dropped int
+		}
+		if err := json.Unmarshal([]byte(line), &l); err != nil {
+			t.Fatalf("not a JSON line: %.100q", line)
+		}
+		switch {
+		case l.N != nil:
+			if *l.N <= last {
+				t.Fatalf("line %d after line %d: out of order", *l.N, last)
+			}
+			last, kept = *l.N, kept+1
+		case strings.HasPrefix(l.Msg, "log lines dropped"):
+			dropped += l.Dropped
+		}
+	}
+	if kept == lines || kept+dropped != lines {
+		t.Errorf("%d lines kept and %d counted as dropped of %d; want some dropped, every one accounted for", kept, dropped, lines)
 	}
 }
