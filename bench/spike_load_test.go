@@ -189,6 +189,9 @@ func spikeRun(t *testing.T, label string, s *server, pid int, sp loadgen.Spike, 
 			m[`db_statements_total{class="public"}`]-public0, m["artifact_hits_total"], m["artifact_misses_total"], m["artifact_rebuilds_total"])
 	}
 	crowd = c.Summary()
+	if !crowd.MeetsSpikeTarget() {
+		t.Logf("the spike against %s second by second (a miss: when it fell behind, and why):\n%s", label, c.Timeline(time.Second))
+	}
 	t.Logf("spike against %s: %d visitors at %.0f/s; over the %.1f s the server used %.2f s of CPU (%.0f%% of one core), the generator (this test process) %.2f s (%.0f%%)\n%s",
 		label, visitors, rate, crowd.Wall.Seconds(), cpu.Seconds(), 100*cpu.Seconds()/crowd.Wall.Seconds(), gen.Seconds(), 100*gen.Seconds()/crowd.Wall.Seconds(), crowd)
 	if o != nil {

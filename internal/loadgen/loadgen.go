@@ -101,6 +101,9 @@ type Sample struct {
 	// Kind is empty on success, else one of the Kind… constants or
 	// "status NNN".
 	Kind string
+	// Err is the error's text for KindOther (what it was is not known
+	// otherwise: "too many open files", say).
+	Err string
 }
 
 // Result is a run's raw record.
@@ -267,6 +270,9 @@ func (v *visitor) do(ctx context.Context, r Request) Sample {
 	fail := func(err error) Sample {
 		s.Latency = v.clock.Now().Sub(start)
 		s.Kind = kind(err)
+		if s.Kind == KindOther {
+			s.Err = err.Error()
+		}
 		if v.conn != nil {
 			closeConn(v.conn)
 			v.conn = nil

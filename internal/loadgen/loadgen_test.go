@@ -314,3 +314,23 @@ func TestPeakInFlight(t *testing.T) {
 		t.Errorf("peak in flight %d; want %d", r.PeakInFlight, n)
 	}
 }
+
+func TestTimelineBySecond(t *testing.T) {
+	t.Parallel()
+	ms, s := time.Millisecond, time.Second
+	r := &Result{Samples: []Sample{
+		{Start: 100 * ms, Latency: 2 * ms}, {Start: 900 * ms, Latency: 4 * ms},
+		{Start: 2*s + ms, Latency: 9 * ms, Kind: KindOther, Err: "dial tcp: too many open files"},
+		{Start: 2*s + 5*ms, Latency: 3 * ms},
+	}}
+	lines := strings.Split(strings.TrimSpace(r.Timeline(s)), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d lines; want 3 (seconds 0, 1 and 2):\n%s", len(lines), strings.Join(lines, "\n"))
+	}
+	if !strings.Contains(lines[0], "2 req") || !strings.Contains(lines[0], "100.000% ok") || !strings.Contains(lines[1], "0 req") {
+		t.Errorf("seconds 0 and 1:\n%s\n%s", lines[0], lines[1])
+	}
+	if !strings.Contains(lines[2], "50.000% ok") || !strings.Contains(lines[2], "other 1") || !strings.Contains(lines[2], "too many open files") {
+		t.Errorf("second 2 lacks its failure: %s", lines[2])
+	}
+}

@@ -142,3 +142,35 @@ func (s Summary) String() string {
 	}
 	return b.String()
 }
+
+// Timeline is r second by second (by when requests started, every step):
+// requests, successes, p50 and p99 of their latency, the errors by kind,
+// and the first text of an "other" error in that step. It shows when a run
+// that missed began to fall behind, and what the failures were.
+func (r *Result) Timeline(step time.Duration) string {
+	if step <= 0 {
+		step = time.Second
+	}
+	var steps [][]Sample
+	for _, x := range r.Samples {
+		i := int(x.Start / step)
+		for len(steps) <= i {
+			steps = append(steps, nil)
+		}
+		steps[i] = append(steps[i], x)
+	}
+	var b strings.Builder
+	for i, xs := range steps {
+		g := group("", xs)
+		other := ""
+		for _, x := range xs {
+			if x.Err != "" {
+				other = " (" + x.Err + ")"
+				break
+			}
+		}
+		fmt.Fprintf(&b, "%6.1f s %7d req %8.3f%% ok  p50 %9s  p99 %9s  errors: %s%s\n",
+			(time.Duration(i) * step).Seconds(), g.Requests, g.Success(), Ms(g.P50), Ms(g.P99), kinds(g.Kinds), other)
+	}
+	return b.String()
+}
