@@ -56,3 +56,13 @@ func TestRequestLineHasANumericDuration(t *testing.T) {
 		t.Errorf("line: %s", buf.Bytes())
 	}
 }
+
+// TestRequestLineFollowsTheLevel: above info, no request line is written.
+func TestRequestLineFollowsTheLevel(t *testing.T) {
+	var buf bytes.Buffer
+	h := Log(slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelWarn})), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/x", nil))
+	if buf.Len() != 0 {
+		t.Errorf("a request line at level warn: %s", buf.Bytes())
+	}
+}
