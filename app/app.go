@@ -266,12 +266,11 @@ func (a *App) routes() http.Handler {
 	if a.opts.CavageOnly {
 		h = refuseRFC9421Inbox(h)
 	}
-	h = httpd.Log(a.log.With("svc", a.svc()), httpd.Guard(a.phase, h))
 	// Every request carries the process's counter, so a shield deep in a
 	// handler counts its drops (shield_drops_total).
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.ServeHTTP(w, r.WithContext(dbstat.WithCounter(r.Context(), &a.stmts)))
-	})
+	return httpd.LogWith(a.log.With("svc", a.svc()), func(ctx context.Context) context.Context {
+		return dbstat.WithCounter(ctx, &a.stmts)
+	}, httpd.Guard(a.phase, h))
 }
 
 // classed serves h with its statements counted as class c.

@@ -2,6 +2,7 @@ package httpd
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -69,14 +70,23 @@ func Millis(d time.Duration) json.Number {
 // Each request gets a trace context: a child of the caller's traceparent
 // header when it sent a valid one, else a new trace. Jobs the request
 // enqueues carry it, so their log lines share the request's trace_id.
-func Log(log *slog.Logger, next http.Handler) http.Handler {
+func Log(log *slog.Logger, next http.Handler) http.Handler { return LogWith(log, nil, next) }
+
+// LogWith is Log with, when not nil, adding to each request's context
+// too, in the same copy of the request (a copy is an allocation of every
+// request).
+func LogWith(log *slog.Logger, with func(context.Context) context.Context, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		tc := trace.New()
 		if in, ok := trace.Parse(r.Header.Get(trace.Header)); ok {
 			tc = in.Child()
 		}
-		r = r.WithContext(trace.With(r.Context(), tc))
+		ctx := trace.With(r.Context(), tc)
+		if with != nil {
+			ctx = with(ctx)
+		}
+		r = r.WithContext(ctx)
 		sw := &statusWriter{ResponseWriter: w}
 		defer func() {
 			if p := recover(); p != nil {
