@@ -43,7 +43,9 @@ type resetter interface {
 var encodings = [...]*encoding{
 	{name: "br", suffix: ".br",
 		writers: [2]sync.Pool{
-			{New: func() any { return brotli.NewWriterLevel(nil, 5) }},
+			// A window of 64 KB holds a whole small body; the default (4 MB)
+			// would make each pooled writer hold a 4 MB ring buffer.
+			{New: func() any { return brotli.NewWriterOptions(nil, brotli.WriterOptions{Quality: 5, LGWin: 16}) }},
 			{New: func() any { return brotli.NewWriterLevel(nil, 4) }},
 		},
 		decode: func(r io.Reader) (io.Reader, error) { return brotli.NewReader(r), nil }},
@@ -55,14 +57,21 @@ var encodings = [...]*encoding{
 		decode: func(r io.Reader) (io.Reader, error) { return gzip.NewReader(r) }},
 }
 
-// encode returns body in enc, with a pooled encoder.
+// encode returns body in enc, with a pooled encoder for a small body. A
+// large one (a sitemap: rare, and its encoders hold several megabytes)
+// gets a new encoder, dropped after: pooled, a few renders side by side
+// kept tens of megabytes of them until two collections had passed.
 func (enc *encoding) encode(body []byte) []byte {
-	pool := &enc.writers[0]
-	if len(body) >= largeBody {
-		pool = &enc.writers[1]
-	}
-	w := pool.Get().(resetter)
 	var b bytes.Buffer
+	if len(body) >= largeBody {
+		w := enc.writers[1].New().(resetter)
+		w.Reset(&b)
+		w.Write(body)
+		w.Close()
+		return b.Bytes()
+	}
+	pool := &enc.writers[0]
+	w := pool.Get().(resetter)
 	w.Reset(&b)
 	w.Write(body)
 	w.Close()

@@ -12,7 +12,7 @@ import (
 )
 
 // TestPooledEncodersAreFresh: the pooled encoders give the bytes a new
-// writer at the same level gives, body after body of both sizes, and
+// writer at the same settings gives, body after body of both sizes, and
 // compressing side by side never mixes two bodies.
 func TestPooledEncodersAreFresh(t *testing.T) {
 	fresh := func(i int, body []byte) []byte {
@@ -24,7 +24,7 @@ func TestPooledEncodersAreFresh(t *testing.T) {
 			w.Write(body)
 			w.Close()
 		case i == 0:
-			w := brotli.NewWriterLevel(&b, 5)
+			w := brotli.NewWriterOptions(&b, brotli.WriterOptions{Quality: 5, LGWin: 16})
 			w.Write(body)
 			w.Close()
 		default:
