@@ -49,6 +49,9 @@ const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR
 const HYDRATE_TIMEOUT = 10000;
 // Time after hydration in which a late shift or a widget script still counts.
 const SETTLE_MS = 500;
+// How long after a quiet network the harness still waits for a page's
+// hydration signal before it takes the quiet network for the end.
+const QUIET_GRACE_MS = 3000;
 
 // How many pages load at once, in one browser: their waits (hydration,
 // the settle time) overlap. MURLOG_BROWSER_PAGES overrides it.
@@ -190,7 +193,12 @@ async function load(ctx, origin, spec, pg, width, outdir) {
         [...document.querySelectorAll('[data-murlog-hydrate]')].every((e) => e.hasAttribute('data-hydrated')),
       null, { timeout: HYDRATE_TIMEOUT }).then(() => 'signal', () => null);
       const quiet = apiDone.then((ok) => (ok ? page.waitForLoadState('networkidle', { timeout: HYDRATE_TIMEOUT }).then(() => 'api', () => null) : null));
-      r.hydrated = await Promise.race([signal, quiet.then((v) => v ?? signal)]);
+      // A quiet network wins only if the signal still has not come a
+      // moment later: on a loaded machine a script that waits for a paint
+      // (requestAnimationFrame) can say so after the network has been
+      // quiet for its 500 ms, and its last changes would then be missed.
+      const later = (v) => Promise.race([signal.then((s) => s ?? v), page.waitForTimeout(QUIET_GRACE_MS).then(() => v)]);
+      r.hydrated = await Promise.race([signal, quiet.then((v) => (v ? later(v) : signal))]);
     }
     lap('hydrate');
     await page.waitForTimeout(SETTLE_MS);
