@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -21,7 +22,7 @@ import (
 // Gathered lines wait at most logFlushEvery, or until logFlushSize bytes
 // wait. Past logMaxWaiting bytes waiting for a writer that is not done
 // (its reader does not keep up), new lines are dropped and counted, and a
-// warning says how many once the reader has caught up.
+// warning in their place says how many once the reader has caught up.
 const (
 	logFlushEvery = 100 * time.Millisecond
 	logFlushSize  = 32 << 10
@@ -33,9 +34,6 @@ const (
 type lineBuffer struct {
 	w     io.Writer
 	every time.Duration
-	// dropped, when set, is told how many lines were dropped, after the
-	// lines before them were written (NewServeLogger logs a warning).
-	dropped func(n int)
 
 	wmu sync.Mutex // held while writing to w, and while taking what to write
 
@@ -96,13 +94,13 @@ func (b *lineBuffer) writeWaiting(drain bool) (more bool) {
 	out, lost := b.buf, b.lost
 	b.buf, b.spare, b.lost = b.spare[:0], nil, 0
 	b.mu.Unlock()
+	if lost > 0 {
+		out = appendDropped(out, lost)
+	}
 	if len(out) > 0 {
 		b.w.Write(out) // a failing stderr has no one to tell: the lines go, as an unbuffered write's would
 	}
 	b.wmu.Unlock()
-	if lost > 0 && b.dropped != nil {
-		b.dropped(lost)
-	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.spare == nil && cap(out) <= logMaxWaiting {
@@ -113,6 +111,16 @@ func (b *lineBuffer) writeWaiting(drain bool) (more bool) {
 		b.draining = more
 	}
 	return more
+}
+
+// appendDropped appends the warning that n lines were dropped, where they
+// were, in the JSON shape of every line (without the attributes a logger
+// adds: the buffer is below them). Made here, under the write lock, it
+// can neither be dropped itself nor come after a Flush that returned.
+func appendDropped(out []byte, n int) []byte {
+	var line bytes.Buffer
+	slog.New(slog.NewJSONHandler(&line, nil)).Warn("log lines dropped: the log's reader did not keep up with the requests", "dropped", n)
+	return append(out, line.Bytes()...)
 }
 
 // Flush writes what waits, and returns when it is written: for a warning
@@ -150,9 +158,5 @@ func (h flushAt) WithGroup(name string) slog.Handler    { return flushAt{h.Handl
 // flush writes what waits: call it before the process exits.
 func NewServeLogger(w io.Writer, level string) (log *slog.Logger, flush func()) {
 	b := &lineBuffer{w: w, every: logFlushEvery}
-	log = slog.New(flushAt{NewLogger(b, level).Handler(), b})
-	b.dropped = func(n int) {
-		log.Warn("log lines dropped: the log's reader did not keep up with the requests", "dropped", n)
-	}
-	return log, b.Flush
+	return slog.New(flushAt{NewLogger(b, level).Handler(), b}), b.Flush
 }
