@@ -17,13 +17,15 @@ import (
 type encoding struct {
 	name   string // the Content-Encoding
 	suffix string
-	// writers hold reset encoders, a small body's [0] and a large one's
-	// [1] (their levels differ): a new brotli writer allocates and clears
-	// about a megabyte of tables, a gzip one 800 KB — 0.8 ms of a 1.5 KB
-	// note's 0.9 ms, against 0.15 ms reset, and a publish compresses about
-	// twenty documents, under the crowd it is answering meanwhile.
-	writers [2]sync.Pool
-	decode  func(r io.Reader) (io.Reader, error)
+	// small holds reset encoders for bodies under largeBody: a new brotli
+	// writer allocates and clears about a megabyte of tables, a gzip one
+	// 800 KB — 0.8 ms of a 1.5 KB note's 0.9 ms, against 0.15 ms reset,
+	// and a publish compresses about twenty documents, under the crowd it
+	// is answering meanwhile. large makes a large body's encoder (faster
+	// levels), never pooled: see encode.
+	small  sync.Pool
+	large  func() resetter
+	decode func(r io.Reader) (io.Reader, error)
 }
 
 // resetter is an encoder the pools keep: brotli's and gzip's writers.
@@ -42,18 +44,14 @@ type resetter interface {
 // against 23 and 29 ms, within 1% of the size.
 var encodings = [...]*encoding{
 	{name: "br", suffix: ".br",
-		writers: [2]sync.Pool{
-			// A window of 64 KB holds a whole small body; the default (4 MB)
-			// would make each pooled writer hold a 4 MB ring buffer.
-			{New: func() any { return brotli.NewWriterOptions(nil, brotli.WriterOptions{Quality: 5, LGWin: 16}) }},
-			{New: func() any { return brotli.NewWriterLevel(nil, 4) }},
-		},
+		// A window of 64 KB holds a whole small body; the default (4 MB)
+		// would make each pooled writer hold a 4 MB ring buffer.
+		small:  sync.Pool{New: func() any { return brotli.NewWriterOptions(nil, brotli.WriterOptions{Quality: 5, LGWin: 16}) }},
+		large:  func() resetter { return brotli.NewWriterLevel(nil, 4) },
 		decode: func(r io.Reader) (io.Reader, error) { return brotli.NewReader(r), nil }},
 	{name: "gzip", suffix: ".gz",
-		writers: [2]sync.Pool{
-			{New: func() any { zw, _ := gzip.NewWriterLevel(nil, gzip.BestCompression); return zw }},
-			{New: func() any { zw, _ := gzip.NewWriterLevel(nil, gzip.DefaultCompression); return zw }},
-		},
+		small:  sync.Pool{New: func() any { zw, _ := gzip.NewWriterLevel(nil, gzip.BestCompression); return zw }},
+		large:  func() resetter { zw, _ := gzip.NewWriterLevel(nil, gzip.DefaultCompression); return zw },
 		decode: func(r io.Reader) (io.Reader, error) { return gzip.NewReader(r) }},
 }
 
@@ -62,22 +60,19 @@ var encodings = [...]*encoding{
 // gets a new encoder, dropped after: pooled, a few renders side by side
 // kept tens of megabytes of them until two collections had passed.
 func (enc *encoding) encode(body []byte) []byte {
-	var b bytes.Buffer
+	var w resetter
 	if len(body) >= largeBody {
-		w := enc.writers[1].New().(resetter)
-		w.Reset(&b)
-		w.Write(body)
-		w.Close()
-		return b.Bytes()
+		w = enc.large()
+	} else {
+		w = enc.small.Get().(resetter)
+		// Pooled still pointing at b: a reset there would clear the tables
+		// a second time, and b's bytes are the caller's variant anyway.
+		defer enc.small.Put(w)
 	}
-	pool := &enc.writers[0]
-	w := pool.Get().(resetter)
+	var b bytes.Buffer
 	w.Reset(&b)
 	w.Write(body)
 	w.Close()
-	// Pooled still pointing at b: a reset here would clear the tables a
-	// second time, and b's bytes are the caller's variant anyway.
-	pool.Put(w)
 	return b.Bytes()
 }
 

@@ -84,16 +84,7 @@ func (rd *Renderer) Render(ctx context.Context, d Doc) *Result {
 // on. A server error leaves the artifact as it was — the last known state
 // is served meanwhile — and is returned.
 func (rd *Renderer) Rebuild(ctx context.Context, k artifact.Key) (*Result, error) {
-	d, ok := DocOf(k, rd.Site)
-	if !ok {
-		return nil, murlog.Invalid("key", "%s is not the key of a public document", k)
-	}
-	start := time.Now()
-	res := rd.Render(ctx, d)
-	err := rd.Save(ctx, k, res)
-	if rd.Rebuilt != nil {
-		rd.Rebuilt(time.Since(start))
-	}
+	res, _, err := rd.rebuild(ctx, k, false)
 	return res, err
 }
 
@@ -107,13 +98,18 @@ func (rd *Renderer) Rebuild(ctx context.Context, k artifact.Key) (*Result, error
 // document is six of each (body, variants, their sidecars); a stat is
 // 2 µs. A document left as it was also stays in the micro-cache.
 func (rd *Renderer) RebuildChanged(ctx context.Context, k artifact.Key) (res *Result, changed bool, err error) {
+	return rd.rebuild(ctx, k, true)
+}
+
+// rebuild is Rebuild, and with keepSame RebuildChanged.
+func (rd *Renderer) rebuild(ctx context.Context, k artifact.Key, keepSame bool) (res *Result, changed bool, err error) {
 	d, ok := DocOf(k, rd.Site)
 	if !ok {
 		return nil, false, murlog.Invalid("key", "%s is not the key of a public document", k)
 	}
 	start := time.Now()
 	res = rd.Render(ctx, d)
-	changed = !res.OK() || !rd.stored(ctx, k, res)
+	changed = !keepSame || !res.OK() || !rd.stored(ctx, k, res)
 	if changed {
 		err = rd.Save(ctx, k, res)
 	}
