@@ -352,22 +352,8 @@ func TestThemesDir(t *testing.T) {
 // variable named; unset it leaves the queue's default (0 here).
 func TestJobLeaseBounds(t *testing.T) {
 	t.Parallel()
-	p := filepath.Join(t.TempDir(), FileName)
-	if c, err := Load(p, env(nil)); err != nil || c.JobLease != 0 {
-		t.Errorf("no job_lease: %d, %v; want 0 (the queue's default)", c.JobLease, err)
-	}
-	for _, tc := range []struct {
-		v    string
-		want int
-	}{{"2", 2}, {"60", 60}, {"600", 600}, {"1", 0}, {"601", 0}, {"0", 0}, {"60s", 0}} {
-		c, err := Load(p, env(map[string]string{"MURLOG_JOB_LEASE": tc.v}))
-		switch {
-		case tc.want == 0 && (err == nil || !strings.Contains(err.Error(), "MURLOG_JOB_LEASE") || !strings.Contains(err.Error(), "from 2 to 600")):
-			t.Errorf("MURLOG_JOB_LEASE=%s: %v; want it refused, naming the variable and the bounds", tc.v, err)
-		case tc.want != 0 && (err != nil || c.JobLease != tc.want):
-			t.Errorf("MURLOG_JOB_LEASE=%s: %+v, %v; want %d", tc.v, c, err, tc.want)
-		}
-	}
+	checkIntBounds(t, "MURLOG_JOB_LEASE", "from 2 to 600", func(c *Config) int { return c.JobLease },
+		[]intCase{{"2", 2}, {"60", 60}, {"600", 600}, {"1", 0}, {"601", 0}, {"0", 0}, {"60s", 0}})
 }
 
 // TestSearchBudgetBounds: search_budget_ms takes whole milliseconds from
@@ -375,20 +361,32 @@ func TestJobLeaseBounds(t *testing.T) {
 // the variable named; unset it leaves the store's default (0 here).
 func TestSearchBudgetBounds(t *testing.T) {
 	t.Parallel()
+	checkIntBounds(t, "MURLOG_SEARCH_BUDGET_MS", "from 10 to 2000", func(c *Config) int { return c.SearchBudgetMS },
+		[]intCase{{"10", 10}, {"50", 50}, {"2000", 2000}, {"9", 0}, {"2001", 0}, {"0", 0}, {"50ms", 0}})
+}
+
+// intCase is a value of a bounded whole-number key and what it loads
+// as; 0 means refused.
+type intCase struct {
+	v    string
+	want int
+}
+
+// checkIntBounds: unset, the key loads as 0; each case loads as it says,
+// and a refused one names the variable and the bounds.
+func checkIntBounds(t *testing.T, name, bounds string, get func(*Config) int, cases []intCase) {
+	t.Helper()
 	p := filepath.Join(t.TempDir(), FileName)
-	if c, err := Load(p, env(nil)); err != nil || c.SearchBudgetMS != 0 {
-		t.Errorf("no search_budget_ms: %d, %v; want 0 (the store's default)", c.SearchBudgetMS, err)
+	if c, err := Load(p, env(nil)); err != nil || get(c) != 0 {
+		t.Errorf("no %s: %v; want 0 (the default)", name, err)
 	}
-	for _, tc := range []struct {
-		v    string
-		want int
-	}{{"10", 10}, {"50", 50}, {"2000", 2000}, {"9", 0}, {"2001", 0}, {"0", 0}, {"50ms", 0}} {
-		c, err := Load(p, env(map[string]string{"MURLOG_SEARCH_BUDGET_MS": tc.v}))
+	for _, tc := range cases {
+		c, err := Load(p, env(map[string]string{name: tc.v}))
 		switch {
-		case tc.want == 0 && (err == nil || !strings.Contains(err.Error(), "MURLOG_SEARCH_BUDGET_MS") || !strings.Contains(err.Error(), "from 10 to 2000")):
-			t.Errorf("MURLOG_SEARCH_BUDGET_MS=%s: %v; want it refused, naming the variable and the bounds", tc.v, err)
-		case tc.want != 0 && (err != nil || c.SearchBudgetMS != tc.want):
-			t.Errorf("MURLOG_SEARCH_BUDGET_MS=%s: %+v, %v; want %d", tc.v, c, err, tc.want)
+		case tc.want == 0 && (err == nil || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), bounds)):
+			t.Errorf("%s=%s: %v; want it refused, naming the variable and the bounds", name, tc.v, err)
+		case tc.want != 0 && (err != nil || get(c) != tc.want):
+			t.Errorf("%s=%s: %+v, %v; want %d", name, tc.v, c, err, tc.want)
 		}
 	}
 }
